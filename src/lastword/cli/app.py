@@ -1,0 +1,95 @@
+"""The typer application, its global options, and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from lastword import __version__
+from lastword.errors import LastwordError
+from lastword.settings import Settings, load_settings
+
+app = typer.Typer(
+    name="lastword",
+    help="Answers questions only from evidence it already holds, cites every claim, "
+    "and refuses when the evidence is not there.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+#: human-readable output goes to stderr when stdout carries JSON
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+@dataclass
+class State:
+    config: Path | None = None
+    _settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(self.config)
+        return self._settings
+
+
+state = State()
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"lastword {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", "-c", help="Settings file (TOML). Default: ./lastword.toml if present."
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    state.config = config
+    state._settings = None
+
+
+def index_dir(index: Path | None) -> Path:
+    """The ``--index`` option, else the settings default."""
+    return index if index is not None else state.settings.index.path
+
+
+def main() -> None:
+    """Entry point: run the app, turning lastword errors into one message and an exit code."""
+    try:
+        app(standalone_mode=False)
+    except LastwordError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

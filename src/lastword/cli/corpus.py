@@ -1,0 +1,1 @@
+"""Corpus commands: ingest, inspect, sources (filled in next)."""

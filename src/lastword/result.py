@@ -1,0 +1,136 @@
+"""The one result object that flows through the pipeline and records every decision.
+
+The CLI, the web page, the chat assistant and the evaluation all read a ``Result``; none
+recomputes any part of it. A refusal is a value (``Refusal``), never a magic string in the text.
+Every model here is immutable: a step returns a new ``Result`` (``result.model_copy(update=...)``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Status(StrEnum):
+    RETRIEVED = "retrieved"  # retrieval only (inspect): no answer was asked for
+    ANSWERED = "answered"
+    REFUSED = "refused"  # the system decided not to answer
+    BLOCKED = "blocked"  # the upstream provider declined the content
+    FAILED = "failed"  # something broke (timeout, auth, 5xx...)
+
+
+class Mechanism(StrEnum):
+    """Who decided the outcome. ``None`` on an answered result."""
+
+    SCOPE_GUARD = "scope_guard"
+    RETRIEVAL_GATE = "retrieval_gate"
+    GENERATOR = "generator"
+    VERIFIER = "verifier"
+    UPSTREAM = "upstream"
+
+
+class Band(StrEnum):
+    STRONG = "strong"
+    BORDERLINE = "borderline"
+    WEAK = "weak"
+
+
+class Passage(Frozen):
+    """A stored passage: what ingest writes and retrieve reads."""
+
+    passage_id: int
+    doc_id: str
+    title: str
+    page: int | None
+    position: int = Field(description="Index of the passage within its document.")
+    char_start: int
+    char_end: int
+    text: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RetrievedPassage(Frozen):
+    """A passage as numbered for one question: ``[n]`` in the answer refers to it."""
+
+    n: int = Field(ge=1)
+    passage_id: int
+    doc_id: str
+    title: str
+    page: int | None
+    score: float
+    text: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswerSentence(Frozen):
+    text: str = Field(description="The sentence as shown, with its [N] markers.")
+    citations: tuple[int, ...] = Field(description="Passage numbers this sentence cites.")
+    support: float | None = Field(None, description="Best support score among cited passages.")
+
+
+class DroppedSentence(Frozen):
+    text: str
+    reason: str = Field(
+        description="phantom_citation | uncited_claim | unsupported_number | weak_support | ..."
+    )
+    detail: str = ""
+    citations: tuple[int, ...] = ()
+
+
+class Phantom(Frozen):
+    marker: str = Field(description="The marker as written, e.g. '[9]'.")
+    number: int
+    reason: str = Field(description="out_of_range | bibliography")
+    sentence: str
+
+
+class Refusal(Frozen):
+    reason: str = Field(description="Machine-readable reason, e.g. 'weak_retrieval'.")
+    message: str = Field(description="What the user is told; never cites anything.")
+
+
+class Usage(Frozen):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    model: str | None = None
+
+
+class GateSignals(Frozen):
+    """The numbers the retrieval gate decided on."""
+
+    top_score: float
+    margin: float | None = Field(None, description="Top score minus the k-th score.")
+    strong: float
+    weak: float
+
+
+class Result(Frozen):
+    question: str
+    status: Status
+    decided_by: Mechanism | None = None
+    band: Band | None = None
+    top_score: float | None = None
+    passages: tuple[RetrievedPassage, ...] = ()
+    answer: str | None = Field(None, description="Verified answer text with [N] markers.")
+    sentences: tuple[AnswerSentence, ...] = ()
+    citations: tuple[int, ...] = Field((), description="Distinct passage numbers cited.")
+    phantoms: tuple[Phantom, ...] = ()
+    dropped: tuple[DroppedSentence, ...] = ()
+    refusal: Refusal | None = None
+    error: str | None = Field(None, description="Error kind and message when status is failed.")
+    gate: GateSignals | None = None
+    draft: str | None = Field(None, description="The generator's raw text, before verification.")
+    embedder: str | None = None
+    generator: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    usage: Usage | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
