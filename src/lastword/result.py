@@ -127,6 +127,9 @@ class Result(Frozen):
     error: str | None = Field(None, description="Error kind and message when status is failed.")
     gate: GateSignals | None = None
     draft: str | None = Field(None, description="The generator's raw text, before verification.")
+    declared: tuple[int, ...] | None = Field(
+        None, description="Passages the generator declared it used (web answers)."
+    )
     embedder: str | None = None
     generator: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -77,6 +77,9 @@ class IngestSettings(Section):
 
 class RetrieveSettings(Section):
     k: int = Field(8, ge=1, le=100, description="Passages retrieved per question.")
+    max_question_chars: int = Field(
+        2000, ge=10, le=100_000, description="Longer questions are refused as bad input."
+    )
 
 
 class ScopeSettings(Section):
@@ -155,11 +158,152 @@ class VerifySettings(Section):
 
 
 class WebSearchSettings(Section):
-    """The chat assistant's web search (filled in by the chat work, issue 5)."""
+    """The chat assistant's web search: provider, budgets, relevance floor, rate limits."""
+
+    provider: Literal["brave", "serper"] = Field(
+        "brave", description="Search API the chat assistant calls: brave or serper."
+    )
+    brave_url: str = Field(
+        "https://api.search.brave.com", description="Brave Search API base URL."
+    )
+    serper_url: str = Field("https://google.serper.dev", description="Serper API base URL.")
+    safesearch: Literal["off", "moderate", "strict"] = Field(
+        "strict", description="Brave's safesearch parameter (Serper has no equivalent)."
+    )
+    results_per_search: int = Field(
+        5, ge=1, le=20, description="Results requested per search (Brave count, Serper num)."
+    )
+    chars_per_result: int = Field(
+        400, ge=50, le=2000, description="Snippet characters kept per result before the model."
+    )
+    chars_total: int = Field(
+        1600, ge=50, le=20000, description="Snippet characters kept over all results."
+    )
+    max_query_chars: int = Field(
+        300, ge=10, le=300, description="Longest query sent; the member's words are cut here."
+    )
+    max_query_words: int = Field(
+        50, ge=1, le=50, description="Most words sent (Brave rejects queries over 50 words)."
+    )
+    relevance_floors: dict[str, float] = Field(
+        # MiniLM's floor is measured by bench/websearch_floor.py on PubMedQA (docs/chat.md).
+        default_factory=lambda: {"minilm": 0.30},
+        description="Per embedder: a result scoring below this against the question is dropped.",
+    )
+    timeout_s: float = Field(10.0, gt=0, le=120, description="Whole-request timeout per search.")
+    connect_timeout_s: float = Field(
+        5.0, gt=0, le=60, description="Connection timeout per search."
+    )
+    member_searches_per_window: int = Field(
+        5, ge=0, description="Searches one member may trigger within the window."
+    )
+    chat_searches_per_window: int = Field(
+        20, ge=0, description="Searches one chat may trigger within the window."
+    )
+    window_s: float = Field(600.0, gt=0, description="Sliding rate-limit window in seconds.")
+    state_dir: Path = Field(
+        Path(".lastword"),
+        description="Holds the encrypted keystore, the master key file and the search log.",
+    )
+
+    @field_validator("relevance_floors", mode="after")
+    @classmethod
+    def _keep_default_floors(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, floor in value.items():
+            if not -1.0 <= floor <= 1.0:
+                raise ValueError(f"floor for {name} must be within [-1, 1]")
+        # A file that sets one embedder's floor must not erase the others' defaults.
+        defaults = cls.model_fields["relevance_floors"].default_factory()  # type: ignore[misc]
+        return {**defaults, **value}
 
 
 class ChatSettings(Section):
-    """The chat assistant's persona, triggers and failure lines (issue 5)."""
+    """The chat assistant's persona, trigger phrases, failure and refusal lines."""
+
+    persona_name: str = Field(
+        "Lastword", min_length=1, description="Name the assistant answers to in a chat."
+    )
+    persona_tone: str = Field(
+        "dry, brief, careful", description="Voice of the persona, recorded with each reply."
+    )
+    trigger_phrases: list[str] = Field(
+        default_factory=lambda: [
+            "search the web for",
+            "search the web",
+            "search online for",
+            "web search for",
+            "look up",
+            "look it up",
+            "google",
+            "busca en internet",
+            "busca en la web",
+        ],
+        description="A message containing one of these (whole words) may search the web.",
+    )
+    widen_on_weak_gate: bool = Field(
+        False,
+        description="Search without a trigger when the corpus gate is weak and the question "
+        "names a specific thing (quoted text, a code like BRCA1). Off by default.",
+    )
+    # The six failure lines, each its own.
+    provider_unavailable_line: str = Field(
+        "The search service isn't answering right now. Try me again in a bit.",
+        description="Failure line: the search provider failed (timeout, 5xx, auth, quota).",
+    )
+    zero_results_line: str = Field(
+        "I searched and the web came back empty for that.",
+        description="Failure line: the search returned no results.",
+    )
+    below_floor_line: str = Field(
+        "I searched, but nothing that came back was about your question.",
+        description="Failure line: every result scored below the relevance floor.",
+    )
+    embedder_down_line: str = Field(
+        "I can't check the search results against your question right now, so I won't "
+        "use them.",
+        description="Failure line: the local embedder failed while scoring results.",
+    )
+    model_failed_line: str = Field(
+        "I had the search results but couldn't write an answer from them. Try again later.",
+        description="Failure line: the model failed to write an answer.",
+    )
+    gate_refused_line: str = Field(
+        "That's not something I'll look up or answer.",
+        description="Failure line: the pre-search gate refused the message.",
+    )
+    # In-character refusal lines.
+    no_evidence_line: str = Field(
+        "Our papers don't cover that, so I won't guess.",
+        description="Refusal line: the corpus gate found no good evidence.",
+    )
+    unverified_line: str = Field(
+        "I couldn't back any sentence of an answer with the sources, so I won't give one.",
+        description="Refusal line: the verifier dropped every sentence.",
+    )
+    rate_limited_line: str = Field(
+        "That's enough searching for now. Ask me again in a few minutes.",
+        description="Refusal line: a member or chat used up its searches in the window.",
+    )
+    no_key_line: str = Field(
+        "Web search isn't set up here (no key stored).",
+        description="Refusal line: no key is stored for the configured provider.",
+    )
+    empty_query_line: str = Field(
+        "Search for what? Put the words after the trigger.",
+        description="Refusal line: nothing was left to search for after the trigger.",
+    )
+    number_warning: str = Field(
+        "⚠️ That number is from a search preview. I have not read the page it came from.",
+        description="Added under a web answer that states a number.",
+    )
+
+    @field_validator("trigger_phrases", mode="after")
+    @classmethod
+    def _clean_phrases(cls, value: list[str]) -> list[str]:
+        phrases = [" ".join(p.lower().split()) for p in value]
+        if any(not p for p in phrases):
+            raise ValueError("a trigger phrase cannot be empty")
+        return phrases
 
 
 class Settings(BaseSettings):

@@ -1,12 +1,13 @@
 """The ``lastword`` command line: parse input, call the library, format output.
 
 One module per command group; each registers its commands on ``app``. Errors become
-messages and exit codes here and nowhere else.
+messages and exit codes here (``cli.app.main``) and nowhere else.
 """
 
 from __future__ import annotations
 
-from lastword.cli.app import app, main
+from lastword.cli import answer as _answer  # noqa: F401  (registers ask, demo)
 from lastword.cli import corpus as _corpus  # noqa: F401  (registers ingest, inspect, sources)
+from lastword.cli.app import app, main
 
 __all__ = ["app", "main"]

@@ -1,1 +1,182 @@
-"""Corpus commands: ingest, inspect, sources (filled in next)."""
+"""Corpus commands: ingest, inspect, sources."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from lastword.cli.app import app, console, err_console, index_dir, state
+from lastword.cli.questions import emit_jsonl, read_questions
+from lastword.cli.render import render_retrieval
+from lastword.embed import make_embedder
+from lastword.errors import CorpusIndexError
+from lastword.ingest import IngestReport, ingest_paths
+from lastword.pipeline import Pipeline
+from lastword.store.local import LocalStore
+
+IndexOption = Annotated[
+    Path | None,
+    typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
+]
+
+
+class _RichProgress:
+    """A progress bar with counts, rate and time left, on stderr (stdout stays clean)."""
+
+    def __init__(self) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]embedding"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("passages"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=False,
+        )
+        self._task = None
+        self._done = 0
+
+    def start(self, total_passages: int, documents: int) -> None:
+        if total_passages:
+            err_console.print(f"{documents} document(s) to embed, {total_passages} passages")
+            self._progress.start()
+            self._task = self._progress.add_task("embed", total=total_passages, rate="")
+
+    def advance(self, passages: int) -> None:
+        if self._task is not None:
+            self._done += passages
+            elapsed = self._progress.tasks[0].elapsed or 0.0
+            rate = f"{self._done / elapsed:.0f}/s" if elapsed else ""
+            self._progress.update(self._task, advance=passages, rate=rate)
+
+    def finish(self) -> None:
+        if self._task is not None:
+            self._progress.stop()
+
+
+def _print_report(report: IngestReport) -> None:
+    def names(items: list[str]) -> str:
+        shown = ", ".join(Path(i).name if "/" in i else i for i in items[:5])
+        return shown + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+
+    for label, items, colour in (
+        ("added", report.added, "green"),
+        ("replaced", report.replaced, "yellow"),
+        ("skipped (unchanged)", report.skipped, "dim"),
+        ("removed", report.removed, "magenta"),
+    ):
+        if items:
+            console.print(f"[{colour}]{label}:[/] {len(items)}  [dim]{names(items)}[/]")
+    for error in report.failed:
+        err_console.print(f"[bold red]failed:[/] {error}", soft_wrap=True)
+    rate = (
+        f", {report.passages_per_second:.1f} passages/s"
+        if report.passages_embedded
+        else ""
+    )
+    console.print(
+        f"{report.passages_embedded} passages embedded in {report.seconds:.1f}s{rate}; "
+        f"{len(report.failed)} file(s) or record(s) failed"
+    )
+
+
+@app.command()
+def ingest(
+    paths: Annotated[
+        list[Path], typer.Argument(help="PDF, .txt, .md or .jsonl files, or folders (recursive).")
+    ],
+    index: IndexOption = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option("--embedder", "-e", help="minilm (default), voyage or openai."),
+    ] = None,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Remove documents whose files are gone.")
+    ] = False,
+) -> None:
+    """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
+    settings = state.settings
+    chosen = make_embedder(settings.embed, embedder)
+    target = index_dir(index)
+    console.print(f"index [bold]{target}[/] with {chosen.info.describe()}")
+    report = ingest_paths(
+        paths, target, chosen, settings.ingest, sync=sync, progress=_RichProgress()
+    )
+    _print_report(report)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def inspect(
+    question: Annotated[str | None, typer.Argument(help="The question.")] = None,
+    index: IndexOption = None,
+    k: Annotated[int | None, typer.Option("--k", "-k", min=1, max=100, help="Passages.")] = None,
+    questions: Annotated[
+        Path | None,
+        typer.Option(
+            "--questions", "-q", help="File of questions (one a line, or JSONL with 'question')."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show what retrieval finds for a question: top-k passages with scores. No generation."""
+    if (question is None) == (questions is None):
+        raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
+    with Pipeline.open(state.settings, index_dir(index)) as pipeline:
+        if questions is not None:
+            emit_jsonl(
+                read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting"
+            )
+            return
+        assert question is not None
+        result = pipeline.inspect(question, k=k)
+        if as_json:
+            sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+        else:
+            render_retrieval(result, pipeline.thresholds)
+
+
+@app.command()
+def sources(index: IndexOption = None) -> None:
+    """List the documents in an index with their passage counts and the embedder."""
+    target = index_dir(index)
+    try:
+        store = LocalStore.open(target)
+    except CorpusIndexError as exc:
+        raise exc
+    with store:
+        info = store.info()
+        table = Table(title=f"{target}  ·  {info.embedder.describe()}", title_justify="left")
+        table.add_column("title")
+        table.add_column("document", overflow="fold", style="dim")
+        table.add_column("pages", justify="right")
+        table.add_column("passages", justify="right")
+        table.add_column("added")
+        for doc in store.documents():
+            table.add_row(
+                doc.title,
+                Path(doc.doc_id).name if doc.doc_id.startswith("/") else doc.doc_id,
+                "" if doc.pages is None else str(doc.pages),
+                str(doc.passages),
+                doc.added_at[:10],
+            )
+        console.print(table)
+        console.print(
+            f"{info.documents} documents, {info.passages} passages; "
+            f"fingerprint {info.fingerprint}, updated {info.updated_at}"
+        )

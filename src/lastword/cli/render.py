@@ -1,0 +1,89 @@
+"""Human-readable output of a Result. Renders what the result records; computes nothing."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from lastword.cli.app import console
+from lastword.result import Band, Result, Status
+from lastword.settings import Thresholds
+
+BAND_STYLE = {Band.STRONG: "bold green", Band.BORDERLINE: "bold yellow", Band.WEAK: "bold red"}
+STATUS_STYLE = {
+    Status.ANSWERED: "bold green",
+    Status.REFUSED: "bold yellow",
+    Status.BLOCKED: "bold magenta",
+    Status.FAILED: "bold red",
+    Status.RETRIEVED: "bold cyan",
+}
+
+
+def _where(title: str, page: int | None) -> str:
+    return f"{title}, p. {page}" if page is not None else title
+
+
+def passages_table(result: Result, cited: set[int] | None = None, preview: int = 220) -> Table:
+    table = Table(show_lines=False, expand=True)
+    table.add_column("N", justify="right", style="bold")
+    table.add_column("score", justify="right")
+    table.add_column("source", ratio=1, overflow="fold")
+    table.add_column("passage", ratio=3, overflow="fold")
+    for p in result.passages:
+        text = p.text if len(p.text) <= preview else p.text[:preview].rstrip() + "…"
+        marker = f"[{p.n}]" if not cited or p.n in cited else f"[dim][{p.n}][/]"
+        table.add_row(marker, f"{p.score:.3f}", escape(_where(p.title, p.page)), escape(text))
+    return table
+
+
+def band_line(result: Result) -> Text:
+    line = Text()
+    if result.band is not None:
+        line.append(f" {result.band.value} ", style=BAND_STYLE[result.band] + " reverse")
+    if result.top_score is not None:
+        line.append(f"  top score {result.top_score:.3f}")
+    if result.gate is not None:
+        line.append(f"   (weak < {result.gate.weak:.2f} <= borderline < {result.gate.strong:.2f})")
+    return line
+
+
+def timings_line(result: Result) -> str:
+    return "  ".join(f"{step} {ms:.1f} ms" for step, ms in result.timings_ms.items())
+
+
+def render_retrieval(result: Result, thresholds: Thresholds) -> None:
+    console.print(Text(result.question, style="bold"))
+    console.print(band_line(result))
+    console.print(passages_table(result))
+    console.print(f"[dim]{timings_line(result)}[/]")
+
+
+def render_answer(result: Result) -> None:
+    console.print(Text(result.question, style="bold"))
+    status = Text(f" {result.status.value} ", style=STATUS_STYLE[result.status] + " reverse")
+    if result.decided_by is not None:
+        status.append(f"  decided by {result.decided_by.value}")
+    console.print(status)
+    if result.status is Status.ANSWERED and result.answer:
+        console.print(Panel(escape(result.answer), title="answer", border_style="green"))
+    elif result.refusal is not None:
+        console.print(Panel(escape(result.refusal.message), title="refusal", border_style="yellow"))
+    elif result.error:
+        console.print(Panel(escape(result.error), title=result.status.value, border_style="red"))
+    console.print(band_line(result))
+    if result.passages:
+        title = "passages" if result.status is Status.ANSWERED else "closest passages (not cited)"
+        console.print(f"[bold]{title}[/]")
+        console.print(passages_table(result, cited=set(result.citations) or None))
+    for phantom in result.phantoms:
+        console.print(f"[red]phantom[/] {phantom.marker} ({phantom.reason})")
+    for dropped in result.dropped:
+        console.print(f"[yellow]dropped[/] ({dropped.reason}) [dim]{escape(dropped.text)}[/]")
+    if result.usage is not None:
+        cost = f", ~${result.usage.cost_usd:.4f}" if result.usage.cost_usd is not None else ""
+        console.print(
+            f"[dim]{result.usage.input_tokens} in / {result.usage.output_tokens} out tokens{cost}[/]"
+        )
+    console.print(f"[dim]{timings_line(result)}[/]")

@@ -1,0 +1,118 @@
+"""Split a document into passages of roughly 100-300 words that never cross a page.
+
+Paragraphs (blank-line separated) are the units. In a JSONL ``text`` each paragraph is a
+natural passage boundary and stands alone; elsewhere (PDF pages, plain text) short paragraphs
+are packed together up to the target length. A unit longer than ``max_words`` is cut at sentence
+ends, and a single sentence longer than that at word boundaries. Character offsets point into
+the page's text (or the document's, for sources without pages).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lastword.ingest.document import PageText
+from lastword.store.protocol import NewPassage
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v]*\n\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
+_WORD = re.compile(r"\S+")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    words: int
+
+
+def _paragraphs(text: str) -> list[_Span]:
+    spans, start = [], 0
+    for match in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = match.start() if match else len(text)
+        words = len(_WORD.findall(text, start, end))
+        if words:
+            # trim to the first and last non-space character
+            segment = text[start:end]
+            lead = len(segment) - len(segment.lstrip())
+            trail = len(segment.rstrip())
+            spans.append(_Span(start + lead, start + trail, words))
+        if match:
+            start = match.end()
+    return spans
+
+
+def _split_long(text: str, span: _Span, max_words: int, target_words: int) -> list[_Span]:
+    """Cut an over-long paragraph at sentence ends, then at words if a sentence is too long."""
+    if span.words <= max_words:
+        return [span]
+    sentences: list[_Span] = []
+    start = span.start
+    for match in _SENTENCE_END.finditer(text, span.start, span.end):
+        sentences.append(_Span(start, match.start() + len(match.group(0).rstrip()), 0))
+        start = match.end()
+    sentences.append(_Span(start, span.end, 0))
+    pieces: list[_Span] = []
+    for sentence in sentences:
+        words = list(_WORD.finditer(text, sentence.start, sentence.end))
+        for i in range(0, len(words), max_words):
+            chunk = words[i : i + max_words]
+            pieces.append(_Span(chunk[0].start(), chunk[-1].end(), len(chunk)))
+    return _pack(pieces, target_words, target_words, max_words)
+
+
+def _pack(units: list[_Span], min_words: int, target_words: int, max_words: int) -> list[_Span]:
+    """Greedily join consecutive units up to the target (or up to max while below the minimum)."""
+    packed: list[_Span] = []
+    current: _Span | None = None
+    for unit in units:
+        if current is None:
+            current = unit
+            continue
+        joined = current.words + unit.words
+        if joined <= target_words or (current.words < min_words and joined <= max_words):
+            current = _Span(current.start, unit.end, joined)
+        else:
+            packed.append(current)
+            current = unit
+    if current is not None:
+        if packed and current.words < min_words and packed[-1].words + current.words <= max_words:
+            last = packed.pop()
+            current = _Span(last.start, current.end, last.words + current.words)
+        packed.append(current)
+    return packed
+
+
+def _passage_text(text: str, span: _Span) -> str:
+    paragraphs = _PARAGRAPH_BREAK.split(text[span.start : span.end])
+    return "\n\n".join(_SPACE.sub(" ", p).strip() for p in paragraphs if p.strip())
+
+
+def split_passages(
+    pages: tuple[PageText, ...],
+    *,
+    min_words: int = 100,
+    target_words: int = 200,
+    max_words: int = 300,
+    paragraphs_are_passages: bool = False,
+) -> list[NewPassage]:
+    passages: list[NewPassage] = []
+    for page in pages:
+        units: list[_Span] = []
+        for paragraph in _paragraphs(page.text):
+            units += _split_long(page.text, paragraph, max_words, target_words)
+        if not paragraphs_are_passages:
+            units = _pack(units, min_words, target_words, max_words)
+        for span in units:
+            passages.append(
+                NewPassage(
+                    page=page.page,
+                    position=len(passages),
+                    char_start=span.start,
+                    char_end=span.end,
+                    text=_passage_text(page.text, span),
+                )
+            )
+    return passages

@@ -1,0 +1,225 @@
+"""Ingest: read files, split them into passages, embed, and store, incrementally and crash-safely.
+
+A document's content hash decides its fate: unchanged -> skipped (nothing embedded), changed ->
+its passages replaced, new -> added. Work is committed in batches of whole documents, so a
+killed process loses at most the batch in flight and a re-run picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lastword.embed.protocol import Embedder
+from lastword.errors import IndexMismatchError, IngestError, InputError
+from lastword.ingest.chunk import split_passages
+from lastword.ingest.document import SourceDocument, content_hash
+from lastword.ingest.readers import READERS, reader_for
+from lastword.settings import IngestSettings
+from lastword.store.local import LocalStore
+from lastword.store.protocol import DocumentRecord, NewPassage
+
+
+@dataclass
+class IngestReport:
+    added: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[IngestError] = field(default_factory=list)
+    passages_embedded: int = 0
+    embed_seconds: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def passages_per_second(self) -> float:
+        return self.passages_embedded / self.embed_seconds if self.embed_seconds else 0.0
+
+
+class ProgressSink:
+    """Receives progress; the CLI shows a bar, the web app a percentage, tests nothing."""
+
+    def start(self, total_passages: int, documents: int) -> None: ...
+
+    def advance(self, passages: int) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[IngestError]]:
+    """Expand folders recursively into readable files; name what cannot be used."""
+    files: list[Path] = []
+    problems: list[IngestError] = []
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+                if child.is_file() and not hidden and reader_for(child):
+                    files.append(child.resolve())
+        elif path.is_file():
+            if reader_for(path):
+                files.append(path.resolve())
+            else:
+                problems.append(
+                    IngestError(
+                        f"unsupported file type; lastword reads {', '.join(sorted(READERS))}",
+                        str(path),
+                    )
+                )
+        else:
+            problems.append(IngestError("no such file or folder", str(path)))
+    unique = list(dict.fromkeys(files))
+    return unique, problems
+
+
+def _read_all(
+    files: Iterable[Path], known: dict[str, str], report: IngestReport
+) -> Iterator[SourceDocument]:
+    """Yield documents that are new or changed; unchanged whole files are skipped unparsed."""
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            report.failed.append(IngestError(f"cannot read file ({exc.strerror})", str(path)))
+            continue
+        doc_id = str(path)
+        if known.get(doc_id) == content_hash(data):
+            report.skipped.append(doc_id)
+            continue
+        reader = reader_for(path)
+        assert reader is not None
+        try:
+            for outcome in reader(path, data):
+                if isinstance(outcome, IngestError):
+                    report.failed.append(outcome)
+                elif known.get(outcome.doc_id) == outcome.content_hash:
+                    report.skipped.append(outcome.doc_id)
+                else:
+                    yield outcome
+        except IngestError as exc:
+            report.failed.append(exc)
+
+
+def _batches(
+    documents: Sequence[tuple[SourceDocument, list[NewPassage]]], batch_passages: int
+) -> Iterator[list[tuple[SourceDocument, list[NewPassage]]]]:
+    batch: list[tuple[SourceDocument, list[NewPassage]]] = []
+    size = 0
+    for item in documents:
+        batch.append(item)
+        size += len(item[1])
+        if size >= batch_passages:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def ingest_paths(
+    paths: Sequence[Path],
+    index_dir: Path,
+    embedder: Embedder,
+    settings: IngestSettings,
+    *,
+    sync: bool = False,
+    progress: ProgressSink | None = None,
+    on_batch_committed: Callable[[int], None] | None = None,
+) -> IngestReport:
+    """Bring the index at ``index_dir`` up to date with ``paths``. Never raises for one bad file."""
+    started = time.perf_counter()
+    progress = progress or ProgressSink()
+    report = IngestReport()
+    files, problems = find_files(paths)
+    report.failed += problems
+    if not files and not sync:
+        if problems:
+            return report
+        raise InputError("no files to ingest: lastword reads " + ", ".join(sorted(READERS)))
+
+    store = LocalStore.open_for_write(index_dir, embedder.info)
+    try:
+        if store.embedder != embedder.info:
+            raise IndexMismatchError(
+                f"the index at {index_dir} was built with {store.embedder.describe()}; "
+                f"refusing to add {embedder.info.describe()} vectors to it. "
+                "Use --embedder with the index's embedder, or a new --index directory."
+            )
+        known = store.document_hashes()
+        documents = []
+        for document in _read_all(files, known, report):
+            passages = split_passages(
+                document.pages,
+                min_words=settings.min_words,
+                target_words=settings.target_words,
+                max_words=settings.max_words,
+                paragraphs_are_passages=document.paragraphs_are_passages,
+            )
+            if not passages:
+                report.failed.append(IngestError("no text to index", document.source))
+                continue
+            documents.append((document, passages))
+
+        total = sum(len(p) for _, p in documents)
+        progress.start(total, len(documents))
+        added_at = datetime.now(UTC).isoformat(timespec="seconds")
+        for batch in _batches(documents, settings.commit_every):
+            texts = [p.text for _, passages in batch for p in passages]
+            embed_started = time.perf_counter()
+            vectors = embedder.embed_documents(texts)
+            report.embed_seconds += time.perf_counter() - embed_started
+            offset = 0
+            for document, passages in batch:
+                record = DocumentRecord(
+                    doc_id=document.doc_id,
+                    title=document.title,
+                    source=document.source,
+                    content_hash=document.content_hash,
+                    pages=len(document.pages) if document.paged else None,
+                    passages=len(passages),
+                    added_at=added_at,
+                    metadata=document.metadata,
+                )
+                store.put_document(record, passages, vectors[offset : offset + len(passages)])
+                offset += len(passages)
+                (report.replaced if document.doc_id in known else report.added).append(
+                    document.doc_id
+                )
+            store.commit()
+            report.passages_embedded += len(texts)
+            progress.advance(len(texts))
+            if on_batch_committed is not None:
+                on_batch_committed(report.passages_embedded)
+
+        if sync:
+            report.removed = _sync_removals(store, files, report)
+            store.commit()
+        store.refresh_matrix()
+        progress.finish()
+    finally:
+        store.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _sync_removals(store: LocalStore, files: Sequence[Path], report: IngestReport) -> list[str]:
+    """Documents whose file is gone, or whose JSONL record is gone from a file read in full."""
+    read_files = {str(f) for f in files}
+    failed_files = {e.source for e in report.failed}
+    present = set(report.added) | set(report.replaced) | set(report.skipped)
+    removed = []
+    for doc_id, source in store.document_sources().items():
+        gone = not os.path.exists(source)
+        dropped_record = (
+            source in read_files
+            and source not in failed_files
+            and source.endswith(".jsonl")
+            and doc_id not in present
+        )
+        if gone or dropped_record:
+            store.remove_document(doc_id)
+            removed.append(doc_id)
+    return removed

@@ -1,0 +1,38 @@
+"""Sentence splitting shared by the extractive generator and the verifier.
+
+Scientific prose is full of periods that do not end sentences ("et al.", "e.g.", "Fig. 2",
+"p < 0.05", "vs."), so a split needs an end mark, space, then a capital/digit/bracket, and the
+word before the mark must not be a known abbreviation.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ABBREVIATIONS = frozenset(
+    "al e.g i.e etc vs fig figs eq eqs ref refs no nos dr mr mrs ms prof st approx ca cf "
+    "resp dept univ vol p pp ed eds jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)(\s+)(?=[\"'(\[]?[A-Z0-9])")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``, whitespace-trimmed, in order; markers like [3] stay attached."""
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        end = match.start(3)
+        before = _WORD_BEFORE.search(text, start, match.start(1))
+        if match.group(1) == "." and before:
+            word = before.group(1).lower().rstrip(".")
+            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                continue  # "et al." / "Fig." / an initial: not the end of a sentence
+        sentence = text[start:end].strip()
+        if sentence:
+            sentences.append(sentence)
+        start = match.end(3)
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences

@@ -1,0 +1,6 @@
+"""Step 3: where passages and their vectors live, behind the ``Store`` protocol."""
+
+from lastword.store.local import LocalStore
+from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, Store
+
+__all__ = ["DocumentRecord", "Hit", "IndexInfo", "LocalStore", "NewPassage", "Store"]

@@ -1,0 +1,458 @@
+"""The embedded default store: one directory, no service.
+
+    DIR/index.sqlite        documents, passages (with their vectors as BLOBs), meta
+    DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
+    DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
+    DIR/index.lock          held by the one process allowed to write
+
+SQLite is the source of truth and the only thing that must survive a crash: every batch of an
+ingest is one transaction, so ``kill -9`` at any instant leaves the last committed state. The
+matrix is derived from it and tagged with the generation it was built from; a reader that finds
+it stale (a writer died before refreshing it) rebuilds it. Files only ever appear under their
+final name through ``os.replace``, so a half-written matrix is never read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Collection, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from lastword.embed.protocol import EmbedderInfo
+from lastword.errors import CorpusIndexError, IndexLockedError
+from lastword.result import Passage
+from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+
+FORMAT_VERSION = "1"
+DB_NAME = "index.sqlite"
+LOCK_NAME = "index.lock"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    source TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    pages INTEGER,
+    added_at TEXT NOT NULL,
+    metadata TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS passages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    page INTEGER,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
+"""
+
+# One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
+# matrix-vector product by several milliseconds, 30x the cost of the product itself.
+_threadpools = ThreadpoolController()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class LocalStore:
+    """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
+
+    def __init__(self, directory: Path, conn: sqlite3.Connection, lock_fd: int | None) -> None:
+        self.directory = directory
+        self._conn = conn
+        self._lock_fd = lock_fd
+        self._matrix: np.ndarray | None = None
+        self._ids: np.ndarray | None = None
+        self._matrix_generation = -1
+
+    # ----------------------------------------------------------------- opening
+    @classmethod
+    def exists(cls, directory: Path) -> bool:
+        return (directory / DB_NAME).is_file()
+
+    @classmethod
+    def open(cls, directory: Path) -> LocalStore:
+        """Open an existing index for reading (no lock: readers never block a writer)."""
+        if not cls.exists(directory):
+            raise CorpusIndexError(
+                f"no index at {directory}: build one with 'lastword ingest PATH --index {directory}'"
+            )
+        store = cls(directory, cls._connect(directory), lock_fd=None)
+        store._check_format()
+        return store
+
+    @classmethod
+    def open_for_write(cls, directory: Path, embedder: EmbedderInfo) -> LocalStore:
+        """Open (creating if needed) with the writer's lock held until ``close``."""
+        directory.mkdir(parents=True, exist_ok=True)
+        lock_fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock_fd)
+            raise IndexLockedError(
+                f"another process is writing the index at {directory}; wait for it to finish"
+            ) from None
+        try:
+            conn = cls._connect(directory)
+            store = cls(directory, conn, lock_fd)
+            if store._meta("format_version") is None:
+                store._initialise(embedder)
+            store._check_format()
+            store._remove_stray_files()
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        return store
+
+    @staticmethod
+    def _connect(directory: Path) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(directory / DB_NAME, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL is durable against a killed process; only power loss can lose the
+            # last transaction, and even then the database stays consistent.
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=10000")
+            conn.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise CorpusIndexError(f"{directory / DB_NAME} is not a usable index: {exc}") from exc
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def _initialise(self, embedder: EmbedderInfo) -> None:
+        now = _now()
+        with self._transaction():
+            for key, value in {
+                "format_version": FORMAT_VERSION,
+                "embedder_name": embedder.name,
+                "embedder_model": embedder.model,
+                "embedder_dim": str(embedder.dim),
+                "generation": "0",
+                "fingerprint": "",
+                "created_at": now,
+                "updated_at": now,
+            }.items():
+                self._set_meta(key, value)
+
+    def _check_format(self) -> None:
+        version = self._meta("format_version")
+        if version != FORMAT_VERSION:
+            raise CorpusIndexError(
+                f"{self.directory} has index format {version!r}; this lastword reads format "
+                f"{FORMAT_VERSION!r}: rebuild it with 'lastword ingest'"
+            )
+
+    def _remove_stray_files(self) -> None:
+        """Temp files of a killed writer and matrices of older generations."""
+        current = self._meta("generation")
+        for path in self.directory.iterdir():
+            stale_tmp = path.name.startswith(".tmp-")
+            old_matrix = path.suffix == ".npy" and not path.stem.endswith(f"-{current}")
+            if stale_tmp or old_matrix:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+
+    # ----------------------------------------------------------------- meta
+    def _meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    @property
+    def embedder(self) -> EmbedderInfo:
+        return EmbedderInfo(
+            name=self._meta("embedder_name") or "",
+            model=self._meta("embedder_model") or "",
+            dim=int(self._meta("embedder_dim") or 0),
+        )
+
+    def info(self) -> IndexInfo:
+        documents, passages = self._conn.execute(
+            "SELECT (SELECT COUNT(*) FROM documents), (SELECT COUNT(*) FROM passages)"
+        ).fetchone()
+        return IndexInfo(
+            embedder=self.embedder,
+            documents=documents,
+            passages=passages,
+            fingerprint=self._meta("fingerprint") or "",
+            created_at=self._meta("created_at") or "",
+            updated_at=self._meta("updated_at") or "",
+        )
+
+    # ----------------------------------------------------------------- writing
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _begin_if_needed(self) -> None:
+        if self._lock_fd is None:
+            raise CorpusIndexError("this index was opened read-only")
+        if not self._conn.in_transaction:
+            self._conn.execute("BEGIN IMMEDIATE")
+
+    def put_document(
+        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+    ) -> None:
+        dim = self.embedder.dim
+        if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
+            raise CorpusIndexError(
+                f"vectors of shape {vectors.shape} {vectors.dtype} do not fit "
+                f"{len(passages)} passages of a {dim}-d float32 index"
+            )
+        self._begin_if_needed()
+        self._conn.execute("DELETE FROM documents WHERE doc_id = ?", (record.doc_id,))
+        self._conn.execute(
+            "INSERT INTO documents(doc_id, title, source, content_hash, pages, added_at, metadata) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.doc_id,
+                record.title,
+                record.source,
+                record.content_hash,
+                record.pages,
+                record.added_at,
+                json.dumps(record.metadata, ensure_ascii=False, sort_keys=True),
+            ),
+        )
+        self._conn.executemany(
+            "INSERT INTO passages(doc_id, position, page, char_start, char_end, text, vector) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    record.doc_id,
+                    p.position,
+                    p.page,
+                    p.char_start,
+                    p.char_end,
+                    p.text,
+                    vectors[i].astype("<f4").tobytes(),
+                )
+                for i, p in enumerate(passages)
+            ],
+        )
+
+    def remove_document(self, doc_id: str) -> None:
+        self._begin_if_needed()
+        self._conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+
+    def commit(self) -> None:
+        """Commit the open batch: bump the generation and fingerprint in the same transaction."""
+        if not self._conn.in_transaction:
+            return
+        rows = self._conn.execute(
+            "SELECT doc_id, content_hash FROM documents ORDER BY doc_id"
+        ).fetchall()
+        digest = hashlib.sha256(self.embedder.describe().encode())
+        for doc_id, content_hash in rows:
+            digest.update(f"\0{doc_id}\0{content_hash}".encode())
+        generation = int(self._meta("generation") or 0) + 1
+        self._set_meta("generation", str(generation))
+        self._set_meta("fingerprint", digest.hexdigest()[:16])
+        self._set_meta("updated_at", _now())
+        self._conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    # ----------------------------------------------------------------- the matrix
+    def _generation(self) -> int:
+        return int(self._meta("generation") or 0)
+
+    def _matrix_paths(self, generation: int) -> tuple[Path, Path]:
+        return (
+            self.directory / f"vectors-{generation}.npy",
+            self.directory / f"ids-{generation}.npy",
+        )
+
+    def refresh_matrix(self) -> None:
+        """Write the matrix for the committed generation (writers call this after committing)."""
+        generation = self._generation()
+        vectors_path, ids_path = self._matrix_paths(generation)
+        if vectors_path.exists() and ids_path.exists():
+            return
+        vectors, ids = self._read_vectors()
+        for path, array in ((ids_path, ids), (vectors_path, vectors)):
+            tmp = self.directory / f".tmp-{os.getpid()}-{path.name}"
+            with open(tmp, "wb") as handle:
+                np.save(handle, array)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        dir_fd = os.open(self.directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        if self._lock_fd is not None:
+            self._remove_stray_files()
+
+    def _read_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        dim = self.embedder.dim
+        count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+        vectors = np.empty((count, dim), dtype=np.float32)
+        ids = np.empty(count, dtype=np.int64)
+        cursor = self._conn.execute("SELECT id, vector FROM passages ORDER BY id")
+        for row_number, (passage_id, blob) in enumerate(cursor):
+            ids[row_number] = passage_id
+            vectors[row_number] = np.frombuffer(blob, dtype="<f4")
+        return vectors, ids
+
+    def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        generation = self._generation()
+        if self._matrix is not None and self._matrix_generation == generation:
+            return self._matrix, self._ids  # type: ignore[return-value]
+        vectors_path, ids_path = self._matrix_paths(generation)
+        try:
+            matrix = np.load(vectors_path, mmap_mode="r")
+            ids = np.load(ids_path)
+        except (FileNotFoundError, ValueError, OSError):
+            # A writer died after committing but before writing the matrix: rebuild it
+            # (to disk when we may write, else in memory for this process).
+            if self._lock_fd is not None or os.access(self.directory, os.W_OK):
+                try:
+                    self.refresh_matrix()
+                    matrix = np.load(vectors_path, mmap_mode="r")
+                    ids = np.load(ids_path)
+                except OSError:
+                    matrix, ids = self._read_vectors()
+            else:
+                matrix, ids = self._read_vectors()
+        self._matrix, self._ids, self._matrix_generation = matrix, ids, generation
+        return matrix, ids
+
+    # ----------------------------------------------------------------- reading
+    def search(
+        self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()
+    ) -> list[Hit]:
+        matrix, ids = self._load_matrix()
+        if len(ids) == 0 or k <= 0:
+            return []
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != matrix.shape[1]:
+            raise CorpusIndexError(
+                f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
+            )
+        with _threadpools.limit(limits=1, user_api="blas"):
+            scores = matrix @ query
+        if exclude_doc_ids:
+            excluded = self._passage_ids_of(exclude_doc_ids)
+            if len(excluded):
+                scores = scores.copy()
+                scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        top = top[np.isfinite(scores[top])]
+        passages = self.passages_by_id([int(ids[row]) for row in top])
+        return [
+            Hit(passage=passages[int(ids[row])], score=float(scores[row])) for row in top
+        ]
+
+    def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
+        doc_ids = list(doc_ids)
+        found: list[int] = []
+        for start in range(0, len(doc_ids), 500):
+            chunk = doc_ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found += [
+                row[0]
+                for row in self._conn.execute(
+                    f"SELECT id FROM passages WHERE doc_id IN ({marks})", chunk
+                )
+            ]
+        return np.array(sorted(found), dtype=np.int64)
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
+        if not passage_ids:
+            return {}
+        marks = ",".join("?" * len(passage_ids))
+        rows = self._conn.execute(
+            "SELECT p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, "
+            f"p.text, d.metadata FROM passages p JOIN documents d USING (doc_id) "
+            f"WHERE p.id IN ({marks})",
+            list(passage_ids),
+        ).fetchall()
+        return {
+            row["id"]: Passage(
+                passage_id=row["id"],
+                doc_id=row["doc_id"],
+                title=row["title"],
+                page=row["page"],
+                position=row["position"],
+                char_start=row["char_start"],
+                char_end=row["char_end"],
+                text=row["text"],
+                metadata=json.loads(row["metadata"]),
+            )
+            for row in rows
+        }
+
+    def documents(self) -> Iterator[DocumentRecord]:
+        rows = self._conn.execute(
+            "SELECT d.*, (SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id) AS n "
+            "FROM documents d ORDER BY d.title, d.doc_id"
+        ).fetchall()
+        for row in rows:
+            yield DocumentRecord(
+                doc_id=row["doc_id"],
+                title=row["title"],
+                source=row["source"],
+                content_hash=row["content_hash"],
+                pages=row["pages"],
+                passages=row["n"],
+                added_at=row["added_at"],
+                metadata=json.loads(row["metadata"]),
+            )
+
+    def document_hashes(self) -> dict[str, str]:
+        return dict(self._conn.execute("SELECT doc_id, content_hash FROM documents").fetchall())
+
+    def document_sources(self) -> dict[str, str]:
+        return dict(self._conn.execute("SELECT doc_id, source FROM documents").fetchall())
+
+    # ----------------------------------------------------------------- closing
+    def close(self) -> None:
+        try:
+            self.rollback()
+            self._conn.close()
+        finally:
+            self._matrix = None
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def __enter__(self) -> LocalStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

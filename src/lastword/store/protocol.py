@@ -1,0 +1,86 @@
+"""The store seam: where passages and their vectors live.
+
+The embedded default is ``LocalStore`` (SQLite + a memory-mapped float32 matrix); a server
+engine (pgvector, Qdrant) implements the same protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from lastword.embed.protocol import EmbedderInfo
+from lastword.result import Passage
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    doc_id: str
+    title: str
+    source: str  # the file it came from (absolute path), for --sync
+    content_hash: str
+    pages: int | None
+    passages: int
+    added_at: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NewPassage:
+    """A passage about to be stored (no id yet)."""
+
+    page: int | None
+    position: int
+    char_start: int
+    char_end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    passage: Passage
+    score: float
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    embedder: EmbedderInfo
+    documents: int
+    passages: int
+    fingerprint: str  # changes whenever the corpus changes
+    created_at: str
+    updated_at: str
+
+
+@runtime_checkable
+class Store(Protocol):
+    def info(self) -> IndexInfo: ...
+
+    def search(
+        self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()
+    ) -> list[Hit]:
+        """Top-k passages by cosine similarity to a unit-norm query vector, best first."""
+        ...
+
+    def documents(self) -> Iterator[DocumentRecord]: ...
+
+    def document_hashes(self) -> dict[str, str]:
+        """doc_id -> content hash of every stored document."""
+        ...
+
+    def put_document(
+        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+    ) -> None:
+        """Add or replace a document with its passages and their vectors (not yet durable)."""
+        ...
+
+    def remove_document(self, doc_id: str) -> None: ...
+
+    def commit(self) -> None:
+        """Make every change since the last commit durable, all or nothing."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,117 @@
+"""LocalStore: exact cosine search against a brute-force reference, exclusions, durability."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lastword.embed.protocol import EmbedderInfo, normalise
+from lastword.errors import CorpusIndexError
+from lastword.store.local import LocalStore
+from lastword.store.protocol import DocumentRecord, NewPassage
+
+INFO = EmbedderInfo(name="test", model="random-16", dim=16)
+
+
+def record(doc_id: str, n: int) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id=doc_id,
+        title=f"Title {doc_id}",
+        source=f"/nowhere/{doc_id}",
+        content_hash=f"hash-{doc_id}",
+        pages=None,
+        passages=n,
+        added_at=datetime.now(UTC).isoformat(),
+        metadata={"k": doc_id},
+    )
+
+
+def passages(n: int) -> list[NewPassage]:
+    return [NewPassage(page=i + 1, position=i, char_start=0, char_end=5, text=f"p{i}") for i in range(n)]
+
+
+@pytest.fixture
+def filled(tmp_path: Path):
+    rng = np.random.default_rng(7)
+    vectors = {}
+    with LocalStore.open_for_write(tmp_path, INFO) as store:
+        for d in range(20):
+            v = normalise(rng.normal(size=(5, 16)))
+            store.put_document(record(f"d{d}", 5), passages(5), v)
+            vectors[f"d{d}"] = v
+        store.commit()
+        store.refresh_matrix()
+    return tmp_path, vectors
+
+
+def test_search_matches_brute_force(filled):
+    index, vectors = filled
+    matrix = np.concatenate([vectors[f"d{d}"] for d in range(20)])
+    labels = [(f"d{d}", i) for d in range(20) for i in range(5)]
+    query = normalise(np.random.default_rng(1).normal(size=(1, 16)))[0]
+    expected = np.argsort(-(matrix @ query))[:8]
+    with LocalStore.open(index) as store:
+        hits = store.search(query, 8)
+    assert [(h.passage.doc_id, h.passage.position) for h in hits] == [labels[i] for i in expected]
+    assert np.allclose([h.score for h in hits], (matrix @ query)[expected], atol=1e-6)
+    assert hits[0].passage.metadata == {"k": hits[0].passage.doc_id}
+
+
+def test_excluded_documents_are_never_returned(filled):
+    index, vectors = filled
+    query = vectors["d3"][0]
+    with LocalStore.open(index) as store:
+        assert store.search(query, 1)[0].passage.doc_id == "d3"
+        hits = store.search(query, 10, exclude_doc_ids={"d3", "d4"})
+    assert len(hits) == 10 and not {"d3", "d4"} & {h.passage.doc_id for h in hits}
+
+
+def test_k_larger_than_the_corpus_and_empty_index(tmp_path: Path, filled):
+    index, vectors = filled
+    with LocalStore.open(index) as store:
+        assert len(store.search(vectors["d0"][0], 1000)) == 100
+    with LocalStore.open_for_write(tmp_path / "empty", INFO) as empty:
+        assert empty.search(vectors["d0"][0], 5) == []
+
+
+def test_uncommitted_changes_vanish_and_replace_is_atomic(filled):
+    index, vectors = filled
+    with LocalStore.open_for_write(index, INFO) as store:
+        store.remove_document("d1")
+        store.put_document(record("d2", 2), passages(2), vectors["d2"][:2])
+        # closed without commit: as if the process had been killed here
+    with LocalStore.open(index) as store:
+        info = store.info()
+        assert (info.documents, info.passages) == (20, 100)
+
+
+def test_wrong_dimension_is_refused(filled):
+    index, _ = filled
+    with LocalStore.open_for_write(index, INFO) as store, pytest.raises(CorpusIndexError):
+        store.put_document(record("x", 1), passages(1), np.zeros((1, 8), dtype=np.float32))
+    with LocalStore.open(index) as store, pytest.raises(CorpusIndexError, match="16"):
+        store.search(np.ones(8, dtype=np.float32), 3)
+
+
+def test_missing_or_damaged_index_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(CorpusIndexError, match="no index at"):
+        LocalStore.open(tmp_path / "nothing")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "index.sqlite").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(CorpusIndexError, match="not a usable index"):
+        LocalStore.open(bad)
+
+
+def test_fingerprint_changes_with_the_corpus(filled):
+    index, vectors = filled
+    with LocalStore.open(index) as store:
+        before = store.info().fingerprint
+    with LocalStore.open_for_write(index, INFO) as store:
+        store.remove_document("d0")
+        store.commit()
+    with LocalStore.open(index) as store:
+        assert store.info().fingerprint != before and len(before) == 16
