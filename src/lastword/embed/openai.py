@@ -1,0 +1,201 @@
+"""OpenAI embeddings, or any OpenAI-compatible server (Ollama, vLLM, LiteLLM...), via ``openai``.
+
+Queries and passages are embedded alike: OpenAI's models take no input type. Retries on
+429/5xx/timeouts are the SDK's (``max_retries``; it honours Retry-After). A local server that
+needs no key gets a placeholder key, because the SDK refuses to start without one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lastword.embed.batching import checked_texts, plan_batches
+from lastword.embed.protocol import EmbedderInfo, normalise
+from lastword.errors import (
+    MissingExtraError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRateLimited,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
+
+if TYPE_CHECKING:
+    from lastword.settings import EmbedSettings
+
+PROVIDER = "openai"
+API_KEY_VARIABLE = "OPENAI_API_KEY"
+DEFAULT_MODEL = "text-embedding-3-small"
+#: Sent as the key to a base_url that needs none (Ollama, vLLM without --api-key).
+PLACEHOLDER_KEY = "no-key-needed"
+#: API limit on inputs per request.
+MAX_INPUTS_PER_REQUEST = 2048
+#: OpenAI's limit on tokens summed over one request.
+MAX_TOKENS_PER_REQUEST = 300_000
+_PROBE_TEXT = "dimension probe"
+# OpenAI echoes a masked key ("sk-proj-****abcd") in 401 messages; even that stays out.
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]+")
+
+
+class OpenAIEmbedder:
+    """Embeddings from ``POST {base_url}/embeddings``; the dimension is learned and cached."""
+
+    max_tokens_per_request: int = MAX_TOKENS_PER_REQUEST
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        timeout_s: float = 30.0,
+        max_retries: int = 5,
+        batch_size: int = MAX_INPUTS_PER_REQUEST,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if dimensions is not None and dimensions < 1:
+            raise ValueError("dimensions must be at least 1")
+        try:
+            import openai
+        except ImportError as exc:
+            raise MissingExtraError("openai", "openai") from exc
+        key = (api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE, "")).strip()
+        if not key:
+            if base_url is None:
+                raise ProviderAuthError(
+                    f"no API key: set the {API_KEY_VARIABLE} environment variable "
+                    "(a local OpenAI-compatible server needs none: set embed.openai_url)",
+                    PROVIDER,
+                )
+            key = PLACEHOLDER_KEY
+        self._key = key
+        self._sdk = openai
+        self._client = openai.OpenAI(
+            api_key=key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
+        )
+        self._model = model
+        self._base_url = base_url
+        self._dimensions = dimensions
+        self._timeout_s = timeout_s
+        self._batch_size = min(batch_size, MAX_INPUTS_PER_REQUEST)
+        self._dim: int | None = dimensions
+        self._dim_lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: EmbedSettings) -> OpenAIEmbedder:
+        return cls(
+            settings.openai_model,
+            base_url=settings.openai_url,
+            dimensions=settings.openai_dimensions,
+            timeout_s=settings.timeout_s,
+            max_retries=settings.max_retries,
+            batch_size=settings.batch_size,
+        )
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAIEmbedder(model={self._model!r}, base_url={self._base_url!r})"
+
+    @property
+    def info(self) -> EmbedderInfo:
+        if self._dim is None:
+            # Compatible servers host arbitrary models: one tiny request tells the dimension.
+            self._record_dim(self._request([_PROBE_TEXT]).shape[1])
+        assert self._dim is not None
+        return EmbedderInfo(name=PROVIDER, model=self._model, dim=self._dim)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        items = checked_texts(texts)
+        if not items:
+            return np.zeros((0, self.info.dim), dtype=np.float32)
+        parts = [
+            self._request(items[batch.start : batch.stop])
+            for batch in plan_batches(items, self._batch_size, self.max_tokens_per_request)
+        ]
+        matrix = np.vstack(parts)
+        self._record_dim(matrix.shape[1])
+        return normalise(matrix)
+
+    def _record_dim(self, dim: int) -> None:
+        with self._dim_lock:
+            if self._dim is None:
+                self._dim = dim
+            elif dim != self._dim:
+                raise ProviderError(
+                    f"{self._model} returned {dim}-d vectors, expected {self._dim}-d", PROVIDER
+                )
+
+    def _request(self, texts: list[str]) -> np.ndarray:
+        extra: dict[str, Any] = {}
+        if self._dimensions is not None:
+            extra["dimensions"] = self._dimensions
+        try:
+            response = self._client.embeddings.create(model=self._model, input=texts, **extra)
+        except self._sdk.OpenAIError as exc:
+            raise self._wrap(exc) from exc
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # A 200 whose body is not an embeddings list (a proxy page, a half-compatible server).
+            raise ProviderError(f"unreadable response: {exc}", PROVIDER) from exc
+        rows = sorted(response.data, key=lambda item: item.index)
+        if len(rows) != len(texts):
+            raise ProviderError(f"asked for {len(texts)} embeddings, got {len(rows)}", PROVIDER)
+        return np.asarray([row.embedding for row in rows], dtype=np.float32)
+
+    def _wrap(self, exc: Exception) -> ProviderError:
+        sdk = self._sdk
+        if isinstance(exc, sdk.APITimeoutError):
+            return ProviderTimeout(f"no answer within {self._timeout_s:g} s", PROVIDER)
+        if isinstance(exc, sdk.APIConnectionError):
+            where = self._base_url or "the OpenAI API"
+            return ProviderUnavailable(f"cannot reach {where}", PROVIDER)
+        if not isinstance(exc, sdk.APIStatusError):
+            return ProviderError(self._redact(str(exc)), PROVIDER)
+        status = exc.status_code
+        detail = self._detail(exc)
+        if isinstance(exc, sdk.AuthenticationError | sdk.PermissionDeniedError):
+            if self._key == PLACEHOLDER_KEY:
+                message = f"{self._base_url} wants a key: set {API_KEY_VARIABLE}"
+            else:
+                message = f"the key in {API_KEY_VARIABLE} was rejected"
+            return ProviderAuthError(f"{message} (HTTP {status}): {detail}", PROVIDER)
+        if isinstance(exc, sdk.RateLimitError):
+            retry_after = _retry_after(exc.response.headers)
+            return ProviderRateLimited(
+                f"rate limited (HTTP 429): {detail}", PROVIDER, retry_after=retry_after
+            )
+        if status >= 500:
+            return ProviderUnavailable(f"server error (HTTP {status}): {detail}", PROVIDER)
+        return ProviderError(f"request rejected (HTTP {status}): {detail}", PROVIDER)
+
+    def _detail(self, exc: Any) -> str:
+        body = exc.body
+        message = body.get("message") if isinstance(body, dict) else None
+        return self._redact(str(message or exc.message))[:500]
+
+    def _redact(self, text: str) -> str:
+        return _KEY_LIKE.sub("sk-***", text.replace(self._key, "***"))
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return max(float(value) * scale, 0.0)
+        except ValueError:
+            continue
+    return None
