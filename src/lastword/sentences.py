@@ -17,8 +17,18 @@ _BOUNDARY = re.compile(r"([.!?])([\"')\]]*)(\s+)(?=[\"'(\[]?[A-Z0-9])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``, whitespace-trimmed, in order; markers like [3] stay attached."""
+    """Sentences of ``text``, whitespace-trimmed, in order; markers like [3] stay attached.
+
+    A blank line always ends a sentence: a heading never runs into the paragraph after it.
+    """
+    return [s for paragraph in _PARAGRAPH_BREAK.split(text) for s in _split_paragraph(paragraph)]
+
+
+def _split_paragraph(text: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):

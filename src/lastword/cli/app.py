@@ -74,7 +74,10 @@ def index_dir(index: Path | None) -> Path:
 def main() -> None:
     """Entry point: run the app, turning lastword errors into one message and an exit code."""
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click returns the code of a typer.Exit instead of exiting.
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except LastwordError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
         sys.exit(exc.exit_code)
@@ -86,10 +89,10 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+    except typer.TyperException as exc:  # usage errors: bad option, missing argument
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            err_console.print(f"[bold red]error:[/] {exc}")
+        sys.exit(getattr(exc, "exit_code", 2))

@@ -21,8 +21,7 @@ from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
 from lastword.cli.render import render_retrieval
 from lastword.embed import make_embedder
-from lastword.errors import CorpusIndexError
-from lastword.ingest import IngestReport, ingest_paths
+from lastword.ingest import IngestReport, check_embedder_choice, ingest_paths
 from lastword.pipeline import Pipeline
 from lastword.store.local import LocalStore
 
@@ -110,8 +109,9 @@ def ingest(
 ) -> None:
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
     settings = state.settings
-    chosen = make_embedder(settings.embed, embedder)
     target = index_dir(index)
+    check_embedder_choice(target, embedder or settings.embed.embedder)
+    chosen = make_embedder(settings.embed, embedder)
     console.print(f"index [bold]{target}[/] with {chosen.info.describe()}")
     report = ingest_paths(
         paths, target, chosen, settings.ingest, sync=sync, progress=_RichProgress()
@@ -155,11 +155,7 @@ def inspect(
 def sources(index: IndexOption = None) -> None:
     """List the documents in an index with their passage counts and the embedder."""
     target = index_dir(index)
-    try:
-        store = LocalStore.open(target)
-    except CorpusIndexError as exc:
-        raise exc
-    with store:
+    with LocalStore.open(target) as store:
         info = store.info()
         table = Table(title=f"{target}  ·  {info.embedder.describe()}", title_justify="left")
         table.add_column("title")

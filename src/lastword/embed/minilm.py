@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from lastword.embed.batching import checked_texts
 from lastword.embed.protocol import EmbedderInfo, normalise
 from lastword.errors import MissingExtraError
 
@@ -57,6 +58,7 @@ class MiniLMEmbedder:
         return self._info
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        texts = checked_texts(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         model = _load_model()

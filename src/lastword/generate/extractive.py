@@ -50,7 +50,7 @@ class ExtractiveGenerator:
         candidates: list[tuple[int, str, float]] = []  # (passage n, sentence, passage score)
         for passage in request.passages:
             for sentence in split_sentences(neutralise_reference_markers(passage.text)):
-                if len(sentence.split()) >= MIN_WORDS:
+                if len(sentence.split()) >= MIN_WORDS and not sentence.startswith("#"):
                     candidates.append((passage.n, sentence, passage.score))
         if not candidates:
             return Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)

@@ -119,6 +119,20 @@ def _batches(
         yield batch
 
 
+def check_embedder_choice(index_dir: Path, name: str) -> None:
+    """Fail before building an embedder (which may need a key or a probe) for the wrong index."""
+    if not LocalStore.exists(index_dir):
+        return
+    with LocalStore.open(index_dir) as store:
+        built_with = store.embedder
+    if built_with.name != name:
+        raise IndexMismatchError(
+            f"the index at {index_dir} was built with {built_with.describe()}; "
+            f"refusing to add '{name}' vectors to it. "
+            "Use --embedder with the index's embedder, or a new --index directory."
+        )
+
+
 def ingest_paths(
     paths: Sequence[Path],
     index_dir: Path,

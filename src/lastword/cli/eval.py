@@ -1,0 +1,241 @@
+"""Evaluation commands: ``lastword eval run | report | calibrate | dataset``.
+
+Registered by ``lastword.cli`` as ``app.add_typer(eval_app, name="eval")``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from lastword.cli.app import console, err_console, index_dir, state
+from lastword.errors import InputError
+from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
+
+eval_app = typer.Typer(
+    name="eval",
+    help="Evaluate the system on an eval set: run it, report it, calibrate the gate.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@eval_app.command("run")
+def run_command(
+    evalset: Annotated[Path, typer.Argument(help="Eval set (.yaml or .jsonl).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Results file to write (JSON).")],
+    index: Annotated[
+        Path | None,
+        typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
+    ] = None,
+    generator: Annotated[
+        str | None,
+        typer.Option("--generator", "-g", help="extractive, anthropic, openai or llamacpp."),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Reuse finished items of an interrupted run of the same set."),
+    ] = True,
+) -> None:
+    """Run every item through the same pipeline as `ask`, grade it, and write one JSON file."""
+    from lastword.evaluate.evalset import load_evalset
+    from lastword.evaluate.runner import run_evalset
+    from lastword.pipeline import Pipeline
+
+    loaded = load_evalset(evalset)
+    settings = state.settings
+    target = index_dir(index)
+    with Pipeline.open(settings, target, generator=generator) as pipeline:
+        err_console.print(
+            f"{len(loaded.items)} items ({len(loaded.traps)} traps, "
+            f"{len(loaded.scenarios)} scenarios) on {target} with "
+            f"{pipeline.index_info.embedder.describe()}, generator {pipeline.generator_name}"
+        )
+        progress = Progress(
+            TextColumn("[bold]evaluating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+        )
+        failures = 0
+        with progress:
+            task = progress.add_task("eval", total=len(loaded.items), status="")
+
+            def advance(done: int, total: int, record: dict) -> None:
+                nonlocal failures
+                failures += record.get("passed") is False
+                progress.update(task, completed=done, status=f"{failures} failing")
+
+            document = run_evalset(
+                pipeline, loaded, settings, out, index_path=target, resume=resume, on_item=advance
+            )
+    _print_run_summary(document, out)
+
+
+def _print_run_summary(document: dict, out: Path) -> None:
+    from lastword.evaluate import summary
+
+    head = summary.headline(document)
+    run = document["run"]
+    if run.get("resumed_items"):
+        console.print(f"resumed {run['resumed_items']} finished item(s) from an interrupted run")
+    console.print(
+        f"traps declined {head.traps_passed}/{head.traps}; scenarios strong "
+        f"{head.scenario_grades['strong']}, adequate {head.scenario_grades['adequate']}, weak "
+        f"{head.scenario_grades['weak']}, refused {head.scenario_grades['refused']}, blocked "
+        f"{head.scenario_grades['blocked']} (of {head.scenarios}); phantoms {head.phantoms}",
+        soft_wrap=True,
+    )
+    console.print(
+        f"results written to [bold]{out}[/] ({run['mean_ms_per_item']} ms per item)",
+        soft_wrap=True,
+    )
+
+
+@eval_app.command("report")
+def report_command(
+    results: Annotated[Path, typer.Argument(help="Results file written by `eval run`.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for index.html, report.md, PNGs.")
+    ],
+    target_far: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="False-accept target for the threshold row.")
+    ] = 0.05,
+) -> None:
+    """Build a static HTML page and a Markdown twin from a results file alone."""
+    from lastword.evaluate.report import build_report
+
+    files = build_report(results, out, target_far=target_far)
+    console.print(f"wrote {files.html} and {files.markdown}", soft_wrap=True)
+    for image in files.images:
+        console.print(f"wrote {image}", soft_wrap=True)
+
+
+class NegativeSet(StrEnum):
+    gate = "gate"
+    all = "all"
+
+
+@eval_app.command("calibrate")
+def calibrate_command(
+    results: Annotated[Path, typer.Argument(help="Results file written by `eval run`.")],
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write", help="Store the chosen thresholds in the settings file for this embedder."
+        ),
+    ] = False,
+    target_far: Annotated[
+        float,
+        typer.Option(min=0.0, max=1.0, help="Target false-accept rate for the weak threshold."),
+    ] = 0.05,
+    score: Annotated[
+        str, typer.Option(help="Score column inside each result, e.g. top_score or gate.margin.")
+    ] = "top_score",
+    negatives: Annotated[
+        NegativeSet,
+        typer.Option(help="gate: traps assigned to the retrieval gate; all: every trap."),
+    ] = NegativeSet.gate,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """ROC AUC, false-accept rate, zero-false-accept point and a target threshold, with
+    intervals; --write stores weak (target) and strong (zero false accepts) thresholds."""
+    from lastword.evaluate.calibrate import calibrate, write_thresholds
+    from lastword.evaluate.report import calibration_rows
+    from lastword.evaluate.runner import load_results
+
+    document = load_results(results)
+    cal = calibrate(document, column=score, negatives=negatives.value, target_far=target_far)
+    if as_json:
+        sys.stdout.write(json.dumps(cal.to_json(), indent=2) + "\n")
+    else:
+        table = Table(title=f"gate calibration from {results.name}", title_justify="left")
+        table.add_column("figure")
+        table.add_column("value")
+        for label, value in calibration_rows(cal):
+            table.add_row(label, value)
+        console.print(table)
+        for note in cal.notes:
+            console.print(f"[yellow]note:[/] {note}", soft_wrap=True)
+    if not write:
+        return
+    if not cal.can_choose:
+        raise InputError(
+            "cannot --write: the results hold no answerable and trap scores to pick from"
+        )
+    strong, weak = cal.chosen()
+    config = resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME)
+    date = datetime.now(UTC).date().isoformat()
+    write_thresholds(config, cal.embedder, strong, weak, cal.evidence(results.name, date))
+    err_console.print(
+        f"wrote [gate.thresholds.{cal.embedder}] strong = {strong:.4f}, weak = {weak:.4f} "
+        f"to {config}",
+        soft_wrap=True,
+    )
+
+
+class DatasetName(StrEnum):
+    pubmedqa = "pubmedqa"
+    scifact = "scifact"
+
+
+@eval_app.command("dataset")
+def dataset_command(
+    name: Annotated[DatasetName, typer.Argument(help="pubmedqa or scifact.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for corpus.jsonl and evalset.jsonl.")
+    ],
+    data: Annotated[
+        Path | None,
+        typer.Option(help="The data set's folder. Default: $LASTWORD_DATASETS/<name>."),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(help="pubmedqa: dev or test (default test); scifact: dev or train (dev)."),
+    ] = None,
+    ablate: Annotated[
+        bool, typer.Option("--ablate", help="Add each question again as a trap, its paper removed.")
+    ] = False,
+) -> None:
+    """Build a corpus JSONL and an eval set from PubMedQA PQA-L or SciFact."""
+    from lastword.evaluate.datasets import default_data_dir
+
+    folder = data or default_data_dir(name.value)
+    if folder is None:
+        raise InputError(f"no data folder for {name.value}: pass --data DIR")
+    if name is DatasetName.pubmedqa:
+        from lastword.evaluate.datasets.pubmedqa import build_pubmedqa
+
+        built = build_pubmedqa(folder, split or "test", ablate, out)  # type: ignore[arg-type]
+    else:
+        from lastword.evaluate.datasets.scifact import build_scifact
+
+        built = build_scifact(folder, split or "dev", ablate, out)  # type: ignore[arg-type]
+    console.print(
+        f"wrote {built.corpus} ({built.documents} documents) and {built.evalset} "
+        f"({built.scenarios} scenarios, {built.traps} traps)",
+        soft_wrap=True,
+    )
+    console.print(
+        f"next: lastword ingest {built.corpus} --index INDEX && "
+        f"lastword eval run {built.evalset} --index INDEX --out results.json",
+        soft_wrap=True,
+    )
