@@ -100,7 +100,8 @@ def main() -> int:
     s50, s99 = percentiles(store_ms)
     n50, n99 = percentiles(numpy_ms)
     print(f"questions           {n:>10}")
-    print(f"own abstract top-{args.k}   {hits_at_k / n:>10.1%}   (numpy baseline {numpy_hits / n:.1%})")
+    recall, baseline = hits_at_k / n, numpy_hits / n
+    print(f"own abstract top-{args.k}   {recall:>10.1%}   (numpy baseline {baseline:.1%})")
     print(f"query embed         {statistics.median(single_embed_ms):>9.1f} ms p50 (one question)")
     print(f"query embed batch   {embed_s / n * 1000:>9.2f} ms per question")
     print(f"{'':20}{'lastword':>12}{'numpy':>12}{'ratio':>8}")

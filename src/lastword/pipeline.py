@@ -1,4 +1,4 @@
-"""Where the order of the steps lives: scope guard -> embed -> retrieve -> gate -> generate -> verify.
+"""Where the order of the steps lives: scope -> embed -> retrieve -> gate -> generate -> verify.
 
 The CLI, the web app, the chat assistant and the evaluation all call ``Pipeline``; nothing else
 re-implements any part of it. Every decision lands in the ``Result`` it returns.

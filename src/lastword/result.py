@@ -33,6 +33,10 @@ class Mechanism(StrEnum):
     GENERATOR = "generator"
     VERIFIER = "verifier"
     UPSTREAM = "upstream"
+    # The chat assistant's web path:
+    PRE_SEARCH_GATE = "pre_search_gate"  # the term lists, before anything is sent
+    RATE_LIMIT = "rate_limit"  # per-member / per-chat search limits
+    RELEVANCE_FLOOR = "relevance_floor"  # every result under the floor, or the embedder down
 
 
 class Band(StrEnum):

@@ -10,8 +10,50 @@ from __future__ import annotations
 import re
 
 _ABBREVIATIONS = frozenset(
-    "al e.g i.e etc vs fig figs eq eqs ref refs no nos dr mr mrs ms prof st approx ca cf "
-    "resp dept univ vol p pp ed eds jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    [
+        "al",
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "ref",
+        "refs",
+        "no",
+        "nos",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "st",
+        "approx",
+        "ca",
+        "cf",
+        "resp",
+        "dept",
+        "univ",
+        "vol",
+        "p",
+        "pp",
+        "ed",
+        "eds",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
 )
 _BOUNDARY = re.compile(r"([.!?])([\"')\]]*)(\s+)(?=[\"'(\[]?[A-Z0-9])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")

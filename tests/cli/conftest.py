@@ -40,7 +40,9 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp
     return run
 
 
-def lastword_process(*args: object, env: dict[str, str] | None = None, **kwargs) -> subprocess.Popen:
+def lastword_process(
+    *args: object, env: dict[str, str] | None = None, **kwargs
+) -> subprocess.Popen:
     """``lastword`` in its own process, for what must cross a process boundary (kill -9)."""
     command = [sys.executable, "-c", "from lastword.cli import main; main()", *map(str, args)]
     return subprocess.Popen(

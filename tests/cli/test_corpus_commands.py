@@ -117,7 +117,9 @@ def test_settings_errors_name_the_key(cli, tmp_path: Path, monkeypatch):
 
     config.write_text("[retrieve]\nk = 0\n", encoding="utf-8")
     outcome = cli("--config", config, "sources")
-    assert outcome.code == 2 and "retrieve.k" in outcome.err and "greater than or equal" in outcome.err
+    assert (
+        outcome.code == 2 and "retrieve.k" in outcome.err and "greater than or equal" in outcome.err
+    )
 
     config.write_text("[retrieve\n", encoding="utf-8")
     assert "not valid TOML" in cli("sources").err

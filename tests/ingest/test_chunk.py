@@ -8,7 +8,9 @@ def words(n: int, stem: str = "word") -> str:
 
 def test_short_paragraphs_are_packed_up_to_the_target():
     text = "\n\n".join(words(60, f"p{i}x") for i in range(6))  # 360 words in 6 paragraphs
-    passages = split_passages((PageText(None, text),), min_words=100, target_words=200, max_words=300)
+    passages = split_passages(
+        (PageText(None, text),), min_words=100, target_words=200, max_words=300
+    )
     counts = [len(p.text.split()) for p in passages]
     assert sum(counts) == 360
     assert all(100 <= c <= 300 for c in counts), counts
@@ -16,7 +18,11 @@ def test_short_paragraphs_are_packed_up_to_the_target():
 
 
 def test_passages_never_cross_a_page_and_keep_page_numbers():
-    pages = (PageText(1, words(150, "a")), PageText(2, words(40, "b")), PageText(3, words(150, "c")))
+    pages = (
+        PageText(1, words(150, "a")),
+        PageText(2, words(40, "b")),
+        PageText(3, words(150, "c")),
+    )
     passages = split_passages(pages)
     assert [p.page for p in passages] == [1, 2, 3]
     assert passages[1].text.startswith("b0") and "a" not in passages[1].text.split()[0]

@@ -122,9 +122,11 @@ def test_index_remembers_its_embedder(tmp_path: Path, minilm):
 
 def test_a_second_writer_is_refused(tmp_path: Path, minilm):
     index = tmp_path / "index"
-    with LocalStore.open_for_write(index, minilm.info):
-        with pytest.raises(IndexLockedError, match="another process"):
-            ingest_paths([corpus(tmp_path)], index, minilm, SETTINGS)
+    with (
+        LocalStore.open_for_write(index, minilm.info),
+        pytest.raises(IndexLockedError, match="another process"),
+    ):
+        ingest_paths([corpus(tmp_path)], index, minilm, SETTINGS)
 
 
 def test_nothing_to_ingest_is_a_clear_error(tmp_path: Path, minilm):

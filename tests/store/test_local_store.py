@@ -30,7 +30,9 @@ def record(doc_id: str, n: int) -> DocumentRecord:
 
 
 def passages(n: int) -> list[NewPassage]:
-    return [NewPassage(page=i + 1, position=i, char_start=0, char_end=5, text=f"p{i}") for i in range(n)]
+    return [
+        NewPassage(page=i + 1, position=i, char_start=0, char_end=5, text=f"p{i}") for i in range(n)
+    ]
 
 
 @pytest.fixture
@@ -107,7 +109,7 @@ def test_missing_or_damaged_index_is_a_clear_error(tmp_path: Path):
 
 
 def test_fingerprint_changes_with_the_corpus(filled):
-    index, vectors = filled
+    index, _ = filled
     with LocalStore.open(index) as store:
         before = store.info().fingerprint
     with LocalStore.open_for_write(index, INFO) as store:

@@ -32,7 +32,7 @@ def chat(
     chat_id: Annotated[str, typer.Option("--chat", help="Chat id the messages belong to.")],
     index: Annotated[
         Path | None,
-        typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
+        typer.Option("--index", "-i", help="Index directory. Default: \\[index] path in settings."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Write one reply record (JSON) per line.")
@@ -45,7 +45,7 @@ def chat(
     """Talk to the chat assistant in a terminal; with stdin not a terminal, one message a line.
 
     It answers from the corpus and searches the web only when a message contains a trigger
-    phrase ([chat] trigger_phrases), e.g. "search the web for ...".
+    phrase (\\[chat] trigger_phrases), e.g. "search the web for ...".
     """
     if not member.strip() or not chat_id.strip():
         raise InputError("--member and --chat must not be empty")
@@ -55,7 +55,8 @@ def chat(
         assistant = Assistant(settings, pipeline)
         name = assistant.persona.name
         if interactive:
-            err_console.print(f"Talking to {name}. An empty line or Ctrl-D ends.")
+            tone = assistant.persona.tone
+            err_console.print(f"Talking to {name} ({tone}). An empty line or Ctrl-D ends.")
         while True:
             if interactive:
                 try:

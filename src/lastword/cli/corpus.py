@@ -82,11 +82,7 @@ def _print_report(report: IngestReport) -> None:
             console.print(f"[{colour}]{label}:[/] {len(items)}  [dim]{names(items)}[/]")
     for error in report.failed:
         err_console.print(f"[bold red]failed:[/] {error}", soft_wrap=True)
-    rate = (
-        f", {report.passages_per_second:.1f} passages/s"
-        if report.passages_embedded
-        else ""
-    )
+    rate = f", {report.passages_per_second:.1f} passages/s" if report.passages_embedded else ""
     console.print(
         f"{report.passages_embedded} passages embedded in {report.seconds:.1f}s{rate}; "
         f"{len(report.failed)} file(s) or record(s) failed"
@@ -139,9 +135,7 @@ def inspect(
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
         if questions is not None:
-            emit_jsonl(
-                read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting"
-            )
+            emit_jsonl(read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting")
             return
         assert question is not None
         result = pipeline.inspect(question, k=k)

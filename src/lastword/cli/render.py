@@ -83,7 +83,6 @@ def render_answer(result: Result) -> None:
         console.print(f"[yellow]dropped[/] ({dropped.reason}) [dim]{escape(dropped.text)}[/]")
     if result.usage is not None:
         cost = f", ~${result.usage.cost_usd:.4f}" if result.usage.cost_usd is not None else ""
-        console.print(
-            f"[dim]{result.usage.input_tokens} in / {result.usage.output_tokens} out tokens{cost}[/]"
-        )
+        tokens = f"{result.usage.input_tokens} in / {result.usage.output_tokens} out tokens"
+        console.print(f"[dim]{tokens}{cost}[/]")
     console.print(f"[dim]{timings_line(result)}[/]")

@@ -44,7 +44,9 @@ GENERATORS: dict[str, GeneratorFactory] = {
 }
 
 
-def make_generator(settings: GenerateSettings, embedder: Embedder, name: str | None = None) -> Generator:
+def make_generator(
+    settings: GenerateSettings, embedder: Embedder, name: str | None = None
+) -> Generator:
     chosen = name or settings.generator
     try:
         factory = GENERATORS[chosen]

@@ -90,7 +90,8 @@ class LocalStore:
         """Open an existing index for reading (no lock: readers never block a writer)."""
         if not cls.exists(directory):
             raise CorpusIndexError(
-                f"no index at {directory}: build one with 'lastword ingest PATH --index {directory}'"
+                f"no index at {directory}: "
+                f"build one with 'lastword ingest PATH --index {directory}'"
             )
         store = cls(directory, cls._connect(directory), lock_fd=None)
         store._check_format()
@@ -123,7 +124,9 @@ class LocalStore:
     @staticmethod
     def _connect(directory: Path) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(directory / DB_NAME, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                directory / DB_NAME, isolation_level=None, check_same_thread=False
+            )
             conn.execute("PRAGMA journal_mode=WAL")
             # WAL + NORMAL is durable against a killed process; only power loss can lose the
             # last transaction, and even then the database stays consistent.
@@ -351,9 +354,7 @@ class LocalStore:
         return matrix, ids
 
     # ----------------------------------------------------------------- reading
-    def search(
-        self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()
-    ) -> list[Hit]:
+    def search(self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()) -> list[Hit]:
         matrix, ids = self._load_matrix()
         if len(ids) == 0 or k <= 0:
             return []
@@ -374,9 +375,7 @@ class LocalStore:
         top = top[np.argsort(-scores[top], kind="stable")]
         top = top[np.isfinite(scores[top])]
         passages = self.passages_by_id([int(ids[row]) for row in top])
-        return [
-            Hit(passage=passages[int(ids[row])], score=float(scores[row])) for row in top
-        ]
+        return [Hit(passage=passages[int(ids[row])], score=float(scores[row])) for row in top]
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)

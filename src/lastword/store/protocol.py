@@ -59,9 +59,7 @@ class IndexInfo:
 class Store(Protocol):
     def info(self) -> IndexInfo: ...
 
-    def search(
-        self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()
-    ) -> list[Hit]:
+    def search(self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()) -> list[Hit]:
         """Top-k passages by cosine similarity to a unit-norm query vector, best first."""
         ...
 

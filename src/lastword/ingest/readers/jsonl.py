@@ -25,7 +25,9 @@ def _record(obj: Any, source: str, line: int) -> SourceDocument:
         raise IngestError("expected a JSON object", source, line)
     unknown = set(obj) - _KEYS
     if unknown:
-        raise IngestError(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}", source, line)
+        raise IngestError(
+            f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}", source, line
+        )
     doc_id, title = obj.get("id"), obj.get("title", "")
     if not isinstance(doc_id, str) or not doc_id.strip():
         raise IngestError('"id" must be a non-empty string', source, line)

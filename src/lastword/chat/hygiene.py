@@ -1,0 +1,41 @@
+"""What leaves the machine: the member's own words, minus the trigger, trimmed. Nothing else.
+
+No model rewrites the query. The member, the chat, earlier messages and the assistant's name
+never leave; @mentions are removed because they name people. Location is never sent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from lastword.chat.trigger import TriggerMatch
+
+_MENTION = re.compile(r"(?<!\w)@[\w.-]+")
+_EDGE_PUNCT = " \t\n,;:-–—"
+
+
+def outbound_query(
+    text: str,
+    trigger: TriggerMatch | None,
+    assistant_names: Sequence[str] = (),
+    max_chars: int = 300,
+    max_words: int = 50,
+) -> str:
+    """The query to send for ``text``; empty when nothing is left to search for."""
+    if trigger is not None:
+        text = text[: trigger.start] + " " + text[trigger.end :]
+    text = _MENTION.sub(" ", text)
+    for name in assistant_names:
+        if name.strip():
+            text = re.sub(rf"(?<!\w){re.escape(name.strip())}(?!\w)", " ", text, flags=re.I)
+    words = text.split()
+    words = [w for w in words if w.strip(_EDGE_PUNCT)]
+    query = " ".join(words[:max_words]).strip(_EDGE_PUNCT)
+    if len(query) > max_chars:
+        head = query[:max_chars]
+        # cut at a word boundary when the next character does not continue a word
+        if " " in head and query[max_chars] != " ":
+            head = head.rsplit(" ", 1)[0]
+        query = head.strip(_EDGE_PUNCT)
+    return query

@@ -1,0 +1,52 @@
+"""What the chat core receives and returns, independent of any chat platform."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lastword.result import Result
+
+
+@dataclass(frozen=True)
+class Message:
+    member_id: str
+    chat_id: str
+    text: str
+    #: whether the assistant was addressed (mentioned, replied to, or a direct chat)
+    addressed: bool = True
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    #: minted by the application from declared results; None for refusals and failures
+    source_line: str | None
+    result: Result
+    #: "answered", or the failure / refusal kind (persona.Failure, persona.Decline values)
+    outcome: str
+    #: the exact query that left the machine, when one did
+    outbound_query: str | None = None
+    #: added when a web answer states a number taken from a search preview
+    warning: str | None = None
+    #: a lookup the model asked for on its own, refused and logged
+    refused_lookup: str | None = None
+
+    def render(self) -> str:
+        """The chat message as posted: answer, then the warning, then the source line."""
+        return "\n\n".join(part for part in (self.text, self.warning, self.source_line) if part)
+
+    def record(self) -> dict[str, Any]:
+        """One JSON-able line for ``lastword chat --json``."""
+        return {
+            "text": self.text,
+            "source_line": self.source_line,
+            "warning": self.warning,
+            "status": self.result.status.value,
+            "decided_by": self.result.decided_by.value if self.result.decided_by else None,
+            "outcome": self.outcome,
+            "outbound_query": self.outbound_query,
+            "refused_lookup": self.refused_lookup,
+            "citations": list(self.result.citations),
+            "declared": list(self.result.declared) if self.result.declared is not None else None,
+        }

@@ -1,0 +1,197 @@
+"""The pre-search gate: four categories refused outright, in English and Spanish.
+
+The lists live here, in code, on purpose: changing them is a code change and a review. There
+is no threshold, score or switch an operator can lower. Matching runs on a normalised copy of
+the message (lower case, accents removed, punctuation turned into spaces), on whole words.
+
+Known limits (docs/chat.md): a paraphrase the lists do not contain passes; only English and
+Spanish are covered; some innocent messages are refused (false refusals), e.g. a question
+about the effects of pornography. Terms that are ordinary in a biomedical lab ("nude mice",
+"suicide rates", "sexual development", "bomba de insulina") are deliberately absent.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Category(StrEnum):
+    SEXUAL_MINORS = "sexual_minors"
+    SEXUALLY_EXPLICIT = "sexually_explicit"
+    SELF_HARM_METHODS = "self_harm_methods"
+    VIOLENT_EXTREMISM = "violent_extremism"
+
+
+_MEDIA = r"(?:photos?|pics?|pictures?|images?|videos?|selfies?|fotos?|imagenes?|videos?)"
+
+# Explicit sexual material. Also the "explicit" half of the minors rule below.
+SEXUALLY_EXPLICIT_EN = (
+    r"porn\w*",
+    r"xxx",
+    r"hentai",
+    r"nsfw",
+    r"nudes",
+    rf"(?:nude|naked) {_MEDIA}",
+    r"(?:nude|naked) (?:girls?|women|woman|boys?|men|teens?)",
+    r"sex (?:tapes?|videos?|scenes?|cams?|chats?|clips?)",
+    r"explicit sex\w*",
+    r"erotic (?:stories|story|fiction|videos?|photos?)",
+    r"onlyfans",
+    r"cam ?girls?",
+    r"blow ?jobs?",
+    r"hand ?jobs?",
+    r"cum ?shots?",
+    r"gang ?bangs?",
+)
+SEXUALLY_EXPLICIT_ES = (
+    r"porno\w*",
+    r"desnud[oa]s? (?:fotos?|videos?|imagenes?)",
+    rf"{_MEDIA} (?:de )?(?:desnud[oa]s?|sexuales|eroticas?|eroticos?|porno|xxx)",
+    r"sexo explicito",
+    r"(?:relatos|cuentos|historias) eroticos?a?s?",
+    r"contenido (?:sexual explicito|para adultos)",
+)
+
+# Sexual content involving minors: named outright, or any explicit term next to a minor term.
+SEXUAL_MINORS_EN = (
+    r"child ?porn\w*",
+    r"kiddie ?porn\w*",
+    r"csam",
+    r"child sexual abuse material",
+    r"lolicon",
+    r"shotacon",
+    r"jail ?bait",
+    r"pedo ?(?:porn\w*|videos?|pics?|photos?)",
+    r"(?:underage|preteen|pre teen) (?:sex|nudes?|naked|porn\w*|girls?|boys?)",
+    r"sex (?:with|con) (?:a )?(?:minors?|child|children|kids?|underage)",
+)
+SEXUAL_MINORS_ES = (
+    r"pornografia infantil",
+    r"porno infantil",
+    r"material de abuso sexual infantil",
+    r"(?:menores|ninos|ninas|nino|nina) desnud[oa]s?",
+    r"desnud[oa]s? de (?:menores|ninos|ninas|adolescentes)",
+    r"sexo con (?:menores|un menor|una menor|ninos|ninas|un nino|una nina)",
+)
+MINOR_TERMS = (
+    r"child",
+    r"children",
+    r"kids?",
+    r"minors?",
+    r"underage",
+    r"preteens?",
+    r"teens?",
+    r"teenagers?",
+    r"school ?girls?",
+    r"school ?boys?",
+    r"toddlers?",
+    r"ninos?",
+    r"ninas?",
+    r"menor(?:es)?",
+    r"infantil(?:es)?",
+    r"adolescentes?",
+    r"colegialas?",
+    r"preadolescentes?",
+)
+
+# Methods of self-harm and suicide. Epidemiology ("suicide rates") is not listed.
+SELF_HARM_EN = (
+    r"(?:how|ways?|best way|easiest way|quickest way) (?:to|do i|can i|should i|could i) "
+    r"(?:kill|hurt|harm|cut|hang|poison|drown|shoot) myself",
+    r"(?:ways?|methods?|how) to (?:kill|hurt|harm) (?:myself|yourself|oneself)",
+    r"(?:how|ways?|best way|easiest way) to (?:commit|do) suicide",
+    r"suicide (?:methods?|techniques?|instructions?|guides?|how to)",
+    r"methods? (?:of|for) (?:suicide|killing myself)",
+    r"(?:best|easiest|quickest|painless|surest) ways? to (?:die|end my life|end it all)",
+    r"painless (?:suicide|death|ways? to die)",
+    r"how (?:to|do i|can i) end my life",
+    r"how to (?:overdose|slit my wrists?)",
+    r"how many (?:pills|tablets) (?:to|would|will|does it take to) (?:die|kill)",
+    r"lethal dose (?:to|for) (?:die|dying|kill myself|suicide)",
+)
+SELF_HARM_ES = (
+    r"como (?:suicidarme|suicidarse|matarme|ahorcarme|envenenarme|quitarme la vida)",
+    r"(?:formas?|maneras?|metodos?) (?:de|para) (?:suicidarme|suicidarse|matarme|"
+    r"quitarme la vida|suicidio)",
+    r"(?:cortarme|cortarse) las venas",
+    r"(?:suicidio|muerte|morir) sin dolor",
+    r"(?:cuantas|cuantos) (?:pastillas|pildoras|comprimidos) (?:para|hacen falta para) "
+    r"(?:morir|matarme)",
+    r"sobredosis para (?:morir|matarme)",
+    r"dosis letal para (?:morir|matarme|suicidarme)",
+)
+
+# Violent extremism: attack instructions, recruitment, propaganda.
+_GROUPS = r"(?:isis|isil|daesh|al qaeda|al qaida|the islamic state|islamic state|estado islamico)"
+VIOLENT_EXTREMISM_EN = (
+    r"(?:how to|ways to|instructions to|guide to) (?:make|build|assemble) "
+    r"(?:a |an )?(?:pipe )?(?:bomb|ied|explosive device|suicide vest)s?",
+    r"bomb ?making",
+    r"pipe bombs?",
+    r"(?:make|making|build|building) (?:homemade )?explosives",
+    rf"(?:join|joining|recruit for|recruiting for|support for) {_GROUPS}",
+    rf"{_GROUPS} (?:propaganda|recruitment|recruiting|manifesto)",
+    r"jihadi(?:st)? (?:propaganda|recruitment|videos?|manifesto)",
+    r"beheading videos?",
+    r"(?:christchurch|shooter'?s?|terrorist) manifesto",
+    r"(?:how to )?(?:plan|carry out|commit) (?:a |an )?(?:terrorist attack|terror attack|"
+    r"mass shooting|massacre)",
+    r"(?:terrorist|terror) attack (?:plans?|instructions|guide)",
+    r"race war now",
+)
+VIOLENT_EXTREMISM_ES = (
+    r"como (?:hacer|fabricar|construir|armar) (?:una |un )?(?:bomba|explosivo|artefacto "
+    r"explosivo|chaleco bomba)s?(?! de insulina)",
+    r"fabricar explosivos",
+    rf"(?:unirme|unirse) (?:al |a )?{_GROUPS}",
+    rf"propaganda (?:yihadista|terrorista|del {_GROUPS}|de {_GROUPS})",
+    r"reclutamiento (?:yihadista|terrorista)",
+    r"videos? de decapitaciones",
+    r"(?:planear|cometer|realizar|preparar) un (?:atentado|tiroteo masivo|ataque terrorista)",
+    r"manifiesto (?:terrorista|del tirador)",
+)
+
+
+def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(patterns) + r")\b")
+
+
+_EXPLICIT = _compile(SEXUALLY_EXPLICIT_EN + SEXUALLY_EXPLICIT_ES)
+_MINORS = _compile(SEXUAL_MINORS_EN + SEXUAL_MINORS_ES)
+_MINOR_TERM = _compile(MINOR_TERMS)
+_SELF_HARM = _compile(SELF_HARM_EN + SELF_HARM_ES)
+_EXTREMISM = _compile(VIOLENT_EXTREMISM_EN + VIOLENT_EXTREMISM_ES)
+
+
+@dataclass(frozen=True)
+class GateRefusal:
+    category: Category
+    matched: str  # the normalised words that matched, for the log (never sent anywhere)
+
+
+def normalise(text: str) -> str:
+    """Lower case, accents removed, punctuation to spaces (apostrophes kept), one space."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    plain = re.sub(r"[^\w']+", " ", plain).replace("_", " ")
+    return " ".join(plain.split())
+
+
+def screen(text: str) -> GateRefusal | None:
+    """The category ``text`` falls in, or None when it may proceed."""
+    norm = normalise(text)
+    if hit := _MINORS.search(norm):
+        return GateRefusal(Category.SEXUAL_MINORS, hit.group(0))
+    explicit = _EXPLICIT.search(norm)
+    if explicit and (minor := _MINOR_TERM.search(norm)):
+        return GateRefusal(Category.SEXUAL_MINORS, f"{explicit.group(0)} + {minor.group(0)}")
+    if explicit:
+        return GateRefusal(Category.SEXUALLY_EXPLICIT, explicit.group(0))
+    if hit := _SELF_HARM.search(norm):
+        return GateRefusal(Category.SELF_HARM_METHODS, hit.group(0))
+    if hit := _EXTREMISM.search(norm):
+        return GateRefusal(Category.VIOLENT_EXTREMISM, hit.group(0))
+    return None

@@ -1,0 +1,73 @@
+"""The deterministic trigger: the web path runs only when a member's words ask for it.
+
+No model decides that a message "wants current information". A phrase from the settings list,
+matched on whole words and case-insensitively, is the only way in. A generator that asks for a
+lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft) is detected here so the
+assistant can refuse and log the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TriggerMatch:
+    phrase: str
+    start: int
+    end: int
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in phrase.split()]
+    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", re.IGNORECASE)
+
+
+def find_trigger(text: str, phrases: Sequence[str]) -> TriggerMatch | None:
+    """The earliest trigger phrase in ``text`` (the longest one when several start together)."""
+    best: TriggerMatch | None = None
+    for phrase in phrases:
+        match = _phrase_pattern(phrase).search(text)
+        if match is None:
+            continue
+        candidate = TriggerMatch(phrase, match.start(), match.end())
+        if (
+            best is None
+            or candidate.start < best.start
+            or (candidate.start == best.start and candidate.end > best.end)
+        ):
+            best = candidate
+    return best
+
+
+#: How a model's draft asks for a search nobody triggered (a tool-style line).
+_LOOKUP_REQUEST = re.compile(
+    r"^\s*(?:SEARCH|LOOKUP|LOOK UP|WEB[_ ]SEARCH|SEARCH[_ ]WEB|SEARCH[_ ]QUERY)\s*:\s*(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def lookup_request(draft: str | None) -> str | None:
+    """The query a draft asks to search for on its own, or None."""
+    if not draft:
+        return None
+    match = _LOOKUP_REQUEST.search(draft)
+    return match.group(1).strip() if match else None
+
+
+_SPECIFIC_THING = re.compile(
+    r"\"[^\"]{2,}\"|“[^”]{2,}”|'[^']{3,}'"  # quoted text
+    r"|\b(?=\w*\d)(?=\w*[A-Za-z])[\w-]{3,}\b"  # a code mixing letters and digits: BRCA1, COVID-19
+    r"|\b[A-Z]{3,}\b"  # an acronym: CRISPR, NIH
+)
+
+
+def names_specific_thing(text: str) -> bool:
+    """Whether a question names a specific thing (quoted text, a code, an acronym).
+
+    Used only by the widening switch (off by default): such a question with a weak corpus
+    gate may search first instead of guessing.
+    """
+    return _SPECIFIC_THING.search(text) is not None

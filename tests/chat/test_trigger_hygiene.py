@@ -1,0 +1,63 @@
+"""The deterministic trigger and what leaves the machine."""
+
+from __future__ import annotations
+
+from lastword.chat.hygiene import outbound_query
+from lastword.chat.trigger import (
+    find_trigger,
+    lookup_request,
+    names_specific_thing,
+)
+from lastword.settings import ChatSettings
+
+PHRASES = ChatSettings().trigger_phrases
+
+
+def test_trigger_needs_a_listed_phrase_on_whole_words():
+    assert find_trigger("what is the half-life of caffeine?", PHRASES) is None
+    assert find_trigger("what's the latest news on caffeine?", PHRASES) is None
+    assert find_trigger("googleplex history", PHRASES) is None  # whole words only
+    assert find_trigger("lookup tables in python", PHRASES) is None
+    match = find_trigger("Please SEARCH the  web for caffeine", PHRASES)
+    assert match.phrase == "search the web for"  # the longest phrase starting there
+    assert find_trigger("can you google caffeine", PHRASES).phrase == "google"
+    assert find_trigger("busca en internet la cafeína", PHRASES).phrase == "busca en internet"
+
+
+def test_outbound_query_is_the_members_words_without_trigger_name_or_mentions():
+    text = "@Lastword hey, search the web for caffeine half-life in adults (ask @maria too)"
+    trigger = find_trigger(text, PHRASES)
+    query = outbound_query(text, trigger, ("Lastword",))
+    assert query == "hey, caffeine half-life in adults (ask too)"
+
+
+def test_outbound_query_is_cut_to_300_characters_and_the_word_limit():
+    long = "look up " + " ".join(f"w{i}" for i in range(200))
+    query = outbound_query(long, find_trigger(long, PHRASES), (), 300, 50)
+    assert len(query.split()) == 50 and len(query) <= 300
+    longer = "look up " + "x" * 1000
+    assert len(outbound_query(longer, find_trigger(longer, PHRASES), (), 300, 50)) == 300
+    words = "look up " + " ".join(["caffeinated"] * 40)
+    cut = outbound_query(words, find_trigger(words, PHRASES), (), 300, 50)
+    assert len(cut) <= 300 and cut.endswith("caffeinated")
+
+
+def test_nothing_left_after_the_trigger_is_an_empty_query():
+    text = "Lastword, search the web for"
+    assert outbound_query(text, find_trigger(text, PHRASES), ("Lastword",)) == ""
+
+
+def test_a_lookup_the_model_asks_for_is_recognised():
+    assert lookup_request("Caffeine lasts [1].\nSEARCH: caffeine 2026 guidance") == (
+        "caffeine 2026 guidance"
+    )
+    assert lookup_request("web_search: x") == "x"
+    assert lookup_request("Caffeine lasts about 5 hours [1].") is None
+    assert lookup_request(None) is None
+
+
+def test_specific_things_for_the_widening_switch():
+    assert names_specific_thing("what does BRCA1 do")
+    assert names_specific_thing('what is "lace plant" PCD')
+    assert names_specific_thing("COVID-19 mortality")
+    assert not names_specific_thing("does coffee help sleep")
