@@ -138,7 +138,7 @@ GeneratorName = Literal["extractive", "anthropic", "openai", "llamacpp"]
 
 class GenerateSettings(Section):
     generator: GeneratorName = Field("extractive", description="Who writes the answer.")
-    anthropic_model: str = Field("claude-sonnet-4-5", description="Claude model name.")
+    anthropic_model: str = Field("claude-sonnet-4-6", description="Claude model name.")
     anthropic_url: str | None = Field(None, description="Anthropic API base URL (None: default).")
     openai_model: str = Field("gpt-4o-mini", description="OpenAI-compatible chat model.")
     openai_url: str | None = Field(None, description="OpenAI-compatible base URL (None: OpenAI).")
@@ -148,7 +148,7 @@ class GenerateSettings(Section):
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for model calls.")
     max_retries: int = Field(2, ge=0, le=10, description="SDK retries on 429/5xx.")
     max_tokens: int = Field(800, ge=16, le=16000, description="Answer length limit in tokens.")
-    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (not sent to Anthropic, whose API dropped it).")
     extractive_sentences: int = Field(
         3, ge=1, le=10, description="Sentences the extractive generator selects."
     )

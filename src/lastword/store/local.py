@@ -3,6 +3,7 @@
     DIR/index.sqlite        documents, passages (with their vectors as BLOBs), meta
     DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
+    DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/index.lock          held by the one process allowed to write
 
 SQLite is the source of truth and the only thing that must survive a crash: every batch of an
@@ -20,6 +21,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +31,7 @@ from threadpoolctl import ThreadpoolController
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
+from lastword.gate.lexical import terms
 from lastword.result import Passage
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
 
@@ -79,6 +82,8 @@ class LocalStore:
         self._matrix: np.ndarray | None = None
         self._ids: np.ndarray | None = None
         self._matrix_generation = -1
+        self._lexicon: tuple[int, dict[str, int]] | None = None
+        self._lexicon_generation = -1
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -167,7 +172,10 @@ class LocalStore:
         current = self._meta("generation")
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(".tmp-")
-            old_matrix = path.suffix == ".npy" and not path.stem.endswith(f"-{current}")
+            derived = path.suffix in (".npy", ".json") and path.stem.startswith(
+                ("vectors-", "ids-", "lexicon-")
+            )
+            old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
@@ -304,13 +312,9 @@ class LocalStore:
         if vectors_path.exists() and ids_path.exists():
             return
         vectors, ids = self._read_vectors()
+        self._write_atomically(self._lexicon_path(generation), self._count_terms())
         for path, array in ((ids_path, ids), (vectors_path, vectors)):
-            tmp = self.directory / f".tmp-{os.getpid()}-{path.name}"
-            with open(tmp, "wb") as handle:
-                np.save(handle, array)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
+            self._write_atomically(path, array)
         dir_fd = os.open(self.directory, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
@@ -318,6 +322,44 @@ class LocalStore:
             os.close(dir_fd)
         if self._lock_fd is not None:
             self._remove_stray_files()
+
+    def _write_atomically(self, path: Path, payload: np.ndarray | dict) -> None:
+        tmp = self.directory / f".tmp-{os.getpid()}-{path.name}"
+        with open(tmp, "wb") as handle:
+            if isinstance(payload, np.ndarray):
+                np.save(handle, payload)
+            else:
+                handle.write(json.dumps(payload, separators=(",", ":")).encode())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+
+    def _lexicon_path(self, generation: int) -> Path:
+        return self.directory / f"lexicon-{generation}.json"
+
+    def _count_terms(self) -> dict:
+        counts: Counter[str] = Counter()
+        total = 0
+        for (text,) in self._conn.execute("SELECT text FROM passages"):
+            counts.update(terms(text))
+            total += 1
+        return {"passages": total, "terms": dict(counts)}
+
+    def lexicon(self) -> tuple[int, dict[str, int]]:
+        """(number of passages, passages containing each term) for the committed corpus."""
+        generation = self._generation()
+        if self._lexicon is not None and self._lexicon_generation == generation:
+            return self._lexicon
+        try:
+            data = json.loads(self._lexicon_path(generation).read_bytes())
+        except (FileNotFoundError, ValueError):
+            data = self._count_terms()
+            if os.access(self.directory, os.W_OK):
+                with contextlib.suppress(OSError):
+                    self._write_atomically(self._lexicon_path(generation), data)
+        self._lexicon = (int(data["passages"]), data["terms"])
+        self._lexicon_generation = generation
+        return self._lexicon
 
     def _read_vectors(self) -> tuple[np.ndarray, np.ndarray]:
         dim = self.embedder.dim

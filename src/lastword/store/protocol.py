@@ -65,6 +65,10 @@ class Store(Protocol):
 
     def documents(self) -> Iterator[DocumentRecord]: ...
 
+    def lexicon(self) -> tuple[int, dict[str, int]]:
+        """(number of passages, passages containing each term): IDF for the lexical signal."""
+        ...
+
     def document_hashes(self) -> dict[str, str]:
         """doc_id -> content hash of every stored document."""
         ...

@@ -1,0 +1,147 @@
+"""Claude through the Anthropic Messages API (the ``anthropic`` SDK, optional extra ``anthropic``).
+
+The key comes from ``ANTHROPIC_API_KEY``; ``generate.anthropic_url`` points the SDK elsewhere
+(a proxy, or the local wire-format server the tests use). The SDK retries 429/5xx itself
+(``generate.max_retries``, honouring ``retry-after``); what is left after that becomes one of
+our ``ProviderError``s. Sampling parameters are not sent: API version 2026-10-21, which the
+2.x SDK speaks, rejects ``temperature`` for every model.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lastword.errors import (
+    MissingExtraError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRateLimited,
+    ProviderRefused,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
+from lastword.generate.api_errors import redact, retry_after_seconds
+from lastword.generate.pricing import estimate_cost_usd
+from lastword.generate.prompt import build_prompt, finish_draft
+from lastword.generate.protocol import Draft, GenerationRequest
+from lastword.result import Usage
+from lastword.settings import GenerateSettings
+
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+PROVIDER = "anthropic"
+
+
+class AnthropicGenerator:
+    """Writes the draft with a Claude model; one ``messages.create`` call per question."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 2,
+        max_tokens: int = 800,
+    ) -> None:
+        try:
+            import anthropic
+        except ImportError as exc:
+            raise MissingExtraError("anthropic", "anthropic") from exc
+        key = api_key or os.environ.get(KEY_VARIABLE)
+        if not key:
+            raise ProviderAuthError(
+                f"no API key: set the environment variable {KEY_VARIABLE}", PROVIDER
+            )
+        self._sdk = anthropic
+        self._key = key
+        self._model = model
+        self._timeout_s = timeout_s
+        self._max_tokens = max_tokens
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
+        )
+
+    @classmethod
+    def from_settings(cls, settings: GenerateSettings) -> AnthropicGenerator:
+        return cls(
+            settings.anthropic_model,
+            base_url=settings.anthropic_url,
+            timeout_s=settings.timeout_s,
+            max_retries=settings.max_retries,
+            max_tokens=settings.max_tokens,
+        )
+
+    @property
+    def name(self) -> str:
+        return PROVIDER
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def generate(self, request: GenerationRequest) -> Draft:
+        prompt = build_prompt(request)
+        try:
+            message = self._client.messages.create(
+                model=self._model,
+                max_tokens=self._max_tokens,
+                system=prompt.system,
+                messages=[{"role": "user", "content": prompt.user}],
+            )
+        except self._sdk.APIError as exc:
+            raise self._wrap(exc) from exc
+        if message.stop_reason == "refusal":
+            raise ProviderRefused("Claude declined to answer (stop_reason: refusal)", PROVIDER)
+        text = "".join(
+            block.text for block in message.content if getattr(block, "type", "") == "text"
+        )
+        return finish_draft(text, request, self._usage(message))
+
+    def _usage(self, message: Any) -> Usage:
+        model = message.model or self._model
+        input_tokens = message.usage.input_tokens or 0
+        output_tokens = message.usage.output_tokens or 0
+        return Usage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            model=model,
+            cost_usd=estimate_cost_usd(model, input_tokens, output_tokens),
+        )
+
+    def _wrap(self, exc: Exception) -> ProviderError:
+        sdk = self._sdk
+        # APITimeoutError is an APIConnectionError, so it is tested first.
+        if isinstance(exc, sdk.APITimeoutError):
+            return ProviderTimeout(f"no answer within {self._timeout_s:g} s", PROVIDER)
+        if isinstance(exc, sdk.APIConnectionError):
+            return ProviderUnavailable("cannot reach the Anthropic API", PROVIDER)
+        if not isinstance(exc, sdk.APIStatusError):
+            return ProviderError(redact(str(exc), self._key), PROVIDER)
+        status = exc.status_code
+        detail = redact(_error_message(exc), self._key)
+        if status in (401, 403):
+            # The API's own text may quote the key; say only what to check.
+            return ProviderAuthError(
+                f"the API rejected the key in {KEY_VARIABLE} (HTTP {status})", PROVIDER
+            )
+        if status == 429:
+            return ProviderRateLimited(
+                f"rate limited (HTTP 429): {detail}",
+                PROVIDER,
+                retry_after=retry_after_seconds(exc.response.headers),
+            )
+        if status == 529 or status >= 500:
+            return ProviderUnavailable(f"HTTP {status}: {detail}", PROVIDER)
+        return ProviderError(f"HTTP {status}: {detail}", PROVIDER)
+
+
+def _error_message(exc: Any) -> str:
+    """The ``error.message`` of Anthropic's error body, else the SDK's summary."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(getattr(exc, "message", "") or exc)
