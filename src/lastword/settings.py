@@ -148,7 +148,12 @@ class GenerateSettings(Section):
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for model calls.")
     max_retries: int = Field(2, ge=0, le=10, description="SDK retries on 429/5xx.")
     max_tokens: int = Field(800, ge=16, le=16000, description="Answer length limit in tokens.")
-    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (not sent to Anthropic, whose API dropped it).")
+    temperature: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Sampling temperature (not sent to Anthropic: its API dropped it).",
+    )
     extractive_sentences: int = Field(
         3, ge=1, le=10, description="Sentences the extractive generator selects."
     )
