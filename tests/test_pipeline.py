@@ -88,7 +88,7 @@ def test_weak_retrieval_refuses_without_calling_the_generator(settings, demo_ind
     with open_with(settings, demo_index, generator) as pipeline:
         result = pipeline.ask(OFF_DOMAIN)
     assert (result.status, result.decided_by) == (Status.REFUSED, Mechanism.RETRIEVAL_GATE)
-    assert result.band is Band.WEAK and result.top_score < pipeline.thresholds.weak
+    assert result.band is Band.WEAK and result.gate.score < pipeline.thresholds.weak
     assert generator.requests == []
     assert result.citations == () and "[" not in result.refusal.message
     assert "does not hold the answer" in result.refusal.message

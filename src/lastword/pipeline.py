@@ -17,7 +17,7 @@ from lastword.errors import (
     ProviderError,
     ProviderRefused,
 )
-from lastword.gate import band_for, gate_signals, scope_refusal
+from lastword.gate import DEPTH, band_for, gate_signals, scope_refusal
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal
@@ -125,19 +125,24 @@ class Pipeline:
     ) -> Result:
         """Retrieval alone: embed, retrieve, band. No guard refuses and no model runs."""
         question = check_question(question, self.settings.retrieve.max_question_chars)
-        found = retrieve(
-            question, self.embedder, self.store, k or self.settings.retrieve.k, exclude_doc_ids
+        k = k or self.settings.retrieve.k
+        # The gate's signals always look DEPTH deep, whatever k the reader wants shown.
+        found = retrieve(question, self.embedder, self.store, max(k, DEPTH), exclude_doc_ids)
+        signals_started = time.perf_counter()
+        top_text = self.store.document_text(found.passages[0].doc_id) if found.passages else ""
+        signals = gate_signals(
+            question, found.passages, self.thresholds, self.store.lexicon(), top_text
         )
-        signals = gate_signals(found.passages, self.thresholds)
+        gate_ms = (time.perf_counter() - signals_started) * 1000
         return Result(
             question=question,
             status=Status.RETRIEVED,
-            band=band_for(signals.top_score, self.thresholds) if found.passages else Band.WEAK,
+            band=band_for(signals.score, self.thresholds) if found.passages else Band.WEAK,
             top_score=signals.top_score,
-            passages=found.passages,
+            passages=found.passages[:k],
             gate=signals,
             embedder=self.index_info.embedder.describe(),
-            timings_ms={"embed": found.embed_ms, "retrieve": found.retrieve_ms},
+            timings_ms={"embed": found.embed_ms, "retrieve": found.retrieve_ms, "gate": gate_ms},
         )
 
     def ask(self, question: str, exclude_doc_ids: Collection[str] = ()) -> Result:

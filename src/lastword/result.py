@@ -110,7 +110,12 @@ class GateSignals(Frozen):
     """The numbers the retrieval gate decided on."""
 
     top_score: float
-    margin: float | None = Field(None, description="Top score minus the k-th score.")
+    margin: float | None = Field(None, description="Top score minus the 8th.")
+    coverage: float | None = Field(
+        None, description="IDF-weighted share of the question's terms in the top document."
+    )
+    score: float = Field(description="The gate score the band is read from.")
+    signal: str = Field("cosine", description="cosine | combined")
     strong: float
     weak: float
 

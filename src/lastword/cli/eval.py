@@ -177,10 +177,6 @@ def calibrate_command(
             console.print(f"[yellow]note:[/] {note}", soft_wrap=True)
     if not write:
         return
-    if not cal.can_choose:
-        raise InputError(
-            "cannot --write: the results hold no answerable and trap scores to pick from"
-        )
     strong, weak = cal.chosen()
     config = resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME)
     date = datetime.now(UTC).date().isoformat()

@@ -42,10 +42,16 @@ def band_line(result: Result) -> Text:
     line = Text()
     if result.band is not None:
         line.append(f" {result.band.value} ", style=BAND_STYLE[result.band] + " reverse")
-    if result.top_score is not None:
+    gate = result.gate
+    if gate is not None and gate.signal == "combined":
+        line.append(
+            f"  gate score {gate.score:.3f} (top cosine {gate.top_score:.3f}, "
+            f"margin {gate.margin or 0:.3f}, term coverage {gate.coverage or 0:.2f})"
+        )
+    elif result.top_score is not None:
         line.append(f"  top score {result.top_score:.3f}")
-    if result.gate is not None:
-        line.append(f"   (weak < {result.gate.weak:.2f} <= borderline < {result.gate.strong:.2f})")
+    if gate is not None:
+        line.append(f"   weak < {gate.weak:.2f} <= borderline < {gate.strong:.2f} <= strong")
     return line
 
 

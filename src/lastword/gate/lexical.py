@@ -23,8 +23,7 @@ STOPWORDS = frozenset(
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
     whether among within without versus vs via per may might must shall also than
-    patients patient study studies effect effects associated association use used using"""
-    .split()
+    patients patient study studies effect effects associated association use used using""".split()
 )
 
 

@@ -458,6 +458,12 @@ class LocalStore:
             for row in rows
         }
 
+    def document_text(self, doc_id: str) -> str:
+        rows = self._conn.execute(
+            "SELECT text FROM passages WHERE doc_id = ? ORDER BY position", (doc_id,)
+        )
+        return "\n\n".join(row[0] for row in rows)
+
     def documents(self) -> Iterator[DocumentRecord]:
         rows = self._conn.execute(
             "SELECT d.*, (SELECT COUNT(*) FROM passages p WHERE p.doc_id = d.doc_id) AS n "

@@ -65,6 +65,10 @@ class Store(Protocol):
 
     def documents(self) -> Iterator[DocumentRecord]: ...
 
+    def document_text(self, doc_id: str) -> str:
+        """All of a document's passages, in order."""
+        ...
+
     def lexicon(self) -> tuple[int, dict[str, int]]:
         """(number of passages, passages containing each term): IDF for the lexical signal."""
         ...

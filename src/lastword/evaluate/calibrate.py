@@ -1,0 +1,247 @@
+"""Gate calibration from a results file: never re-embeds, reads the scores the run recorded.
+
+Labels: scenarios are positives (should be answered); traps assigned to the retrieval gate are
+negatives (the gate should refuse them). Traps assigned to other mechanisms are on-topic by
+design (an exact dose the corpus never states) and say nothing about the gate's threshold;
+``negatives="all"`` counts them anyway. Items the scope guard refused never reached retrieval
+and are left out; items without the chosen score are left out and counted.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from lastword.errors import ConfigError, InputError
+from lastword.evaluate import metrics
+from lastword.evaluate.metrics import Curve, Interval
+from lastword.settings import Thresholds
+
+NegativeChoice = Literal["gate", "all"]
+#: the score the gate's shipped thresholds apply to
+SHIPPED_COLUMN = "top_score"
+
+
+def score_of(item: dict[str, Any], column: str) -> float | None:
+    """A dotted path inside the item's result, e.g. ``top_score`` or ``gate.margin``."""
+    value: Any = item.get("result") or {}
+    for part in column.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def labelled_scores(
+    items: list[dict[str, Any]], column: str = "top_score", negatives: NegativeChoice = "gate"
+) -> tuple[list[float], list[float], int]:
+    """(positive scores, negative scores, items left out for want of a score)."""
+    pos: list[float] = []
+    neg: list[float] = []
+    missing = 0
+    for item in items:
+        if item.get("fired") == "scope_guard":
+            continue  # refused before retrieval: its score says nothing about the gate
+        if item["kind"] == "scenario":
+            target = pos
+        elif negatives == "all" or item.get("assigned") == "retrieval_gate":
+            target = neg
+        else:
+            continue
+        score = score_of(item, column)
+        if score is None:
+            missing += 1
+        else:
+            target.append(score)
+    return pos, neg, missing
+
+
+@dataclass(frozen=True)
+class Calibration:
+    column: str
+    embedder: str
+    positives: int
+    negatives: int
+    missing: int
+    shipped_strong: float
+    shipped_weak: float
+    target_far: float
+    auc: Interval | None = None
+    far_at_shipped: Interval | None = None
+    kept_at_shipped: Interval | None = None
+    gate_share_of_refusals: Interval | None = None
+    refusals: int = 0
+    zero_fa_threshold: float | None = None
+    zero_fa_kept: Interval | None = None
+    target_threshold: float | None = None
+    target_far_achieved: Interval | None = None
+    target_kept: Interval | None = None
+    roc: Curve | None = None
+    risk: Curve | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def can_choose(self) -> bool:
+        """Thresholds can be chosen for the gate (which reads the top score) from these labels."""
+        return (
+            self.column == SHIPPED_COLUMN
+            and self.target_threshold is not None
+            and self.zero_fa_threshold is not None
+        )
+
+    def chosen(self) -> tuple[float, float]:
+        """(strong, weak) to write: weak at the target false-accept rate, strong at the
+        zero-false-accept point (never below weak)."""
+        if not self.can_choose:
+            raise InputError(
+                f"cannot choose gate thresholds from {self.column}: the gate reads "
+                f"{SHIPPED_COLUMN}, and needs answerable and trap scores to choose from"
+            )
+        assert self.target_threshold is not None and self.zero_fa_threshold is not None
+        weak = min(max(self.target_threshold, -1.0), 1.0)
+        strong = min(max(self.zero_fa_threshold, weak), 1.0)
+        return strong, weak
+
+    def to_json(self) -> dict[str, Any]:
+        """Every figure as numbers (intervals as estimate, low, high); curves left out."""
+
+        def interval(value: Interval | None) -> dict[str, float] | None:
+            if value is None:
+                return None
+            return {"estimate": value.estimate, "low": value.low, "high": value.high}
+
+        figures: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name in ("roc", "risk"):
+                continue
+            figures[name] = interval(value) if isinstance(value, Interval) else value
+        figures["notes"] = list(self.notes)
+        if self.can_choose:
+            strong, weak = self.chosen()
+            figures["chosen"] = {"strong": strong, "weak": weak}
+        return figures
+
+    def evidence(self, source: str, date: str) -> str:
+        auc = self.auc.describe() if self.auc else "n/a"
+        kept = self.target_kept.describe(percent=True) if self.target_kept else "n/a"
+        zero = self.zero_fa_kept.describe(percent=True) if self.zero_fa_kept else "n/a"
+        return (
+            f"lastword eval calibrate {source} ({date}): {self.positives} answerable vs "
+            f"{self.negatives} trap questions on {self.column}; ROC AUC {auc}; weak at "
+            f"false-accept rate <= {self.target_far:.0%} keeps {kept}; strong at zero false "
+            f"accepts keeps {zero}"
+        )
+
+
+def calibrate(
+    document: dict[str, Any],
+    *,
+    column: str = "top_score",
+    negatives: NegativeChoice = "gate",
+    target_far: float = 0.05,
+) -> Calibration:
+    run, items = document["run"], document["items"]
+    thresholds = run.get("thresholds") or {}
+    strong, weak = thresholds.get("strong"), thresholds.get("weak")
+    if strong is None or weak is None:
+        raise InputError("the results file records no shipped thresholds (run.thresholds)")
+    pos, neg, missing = labelled_scores(items, column, negatives)
+    refused = [i for i in items if (i.get("result") or {}).get("status") == "refused"]
+    by_gate = sum(1 for i in refused if i.get("fired") == "retrieval_gate")
+    notes: list[str] = []
+    values: dict[str, Any] = {
+        "column": column,
+        "embedder": (run.get("embedder") or {}).get("name", "unknown"),
+        "positives": len(pos),
+        "negatives": len(neg),
+        "missing": missing,
+        "shipped_strong": float(strong),
+        "shipped_weak": float(weak),
+        "target_far": target_far,
+        "refusals": len(refused),
+    }
+    if refused:
+        values["gate_share_of_refusals"] = metrics.wilson_interval(by_gate, len(refused))
+    # The shipped thresholds are on the top score; another column has no shipped threshold.
+    shipped = column == SHIPPED_COLUMN
+    if pos and shipped:
+        values["kept_at_shipped"] = metrics.wilson_interval(
+            metrics.accepted_count(pos, weak), len(pos)
+        )
+    if neg and shipped:
+        values["far_at_shipped"] = metrics.wilson_interval(
+            metrics.accepted_count(neg, weak), len(neg)
+        )
+    if not pos or not neg:
+        notes.append(
+            f"{len(pos)} answerable and {len(neg)} trap questions carry a {column} score: "
+            "ROC AUC and thresholds need at least one of each."
+        )
+        return Calibration(**values, notes=tuple(notes))
+    values["auc"] = metrics.bootstrap_auc(pos, neg)
+    zero = metrics.zero_false_accept_threshold(pos, neg)
+    target = metrics.threshold_for_false_accept_rate(pos, neg, target_far)
+    values.update(
+        zero_fa_threshold=zero,
+        zero_fa_kept=metrics.wilson_interval(metrics.accepted_count(pos, zero), len(pos)),
+        target_threshold=target,
+        target_far_achieved=metrics.wilson_interval(metrics.accepted_count(neg, target), len(neg)),
+        target_kept=metrics.wilson_interval(metrics.accepted_count(pos, target), len(pos)),
+        roc=metrics.roc_curve(pos, neg),
+        risk=metrics.risk_coverage(pos, neg),
+    )
+    if len(neg) < metrics.FEW_NEGATIVES:
+        notes.append(
+            f"Only {len(neg)} labelled negatives: the intervals are wide and the thresholds "
+            f"rest on few points; zero false accepts in {len(neg)} is consistent with a true "
+            f"rate up to {metrics.wilson_interval(0, len(neg)).high:.0%}. Add traps before "
+            "trusting them."
+        )
+    if len(neg) and target_far * len(neg) < 1:
+        notes.append(
+            f"A {target_far:.0%} false-accept target allows no false accept among {len(neg)} "
+            "negatives, so the target threshold equals the zero-false-accept point."
+        )
+    return Calibration(**values, notes=tuple(notes))
+
+
+def write_thresholds(
+    config_path: Path, embedder: str, strong: float, weak: float, evidence: str
+) -> None:
+    """Store ``[gate.thresholds.<embedder>]`` in the TOML file, keeping every other key.
+
+    TOML comments are not kept (tomllib reads values only). The file is replaced atomically.
+    """
+    import tomli_w
+
+    try:
+        Thresholds(strong=strong, weak=weak, evidence=evidence)
+    except ValueError as exc:
+        raise ConfigError(f"chosen thresholds are not valid: {exc}") from None
+    document: dict[str, Any] = {}
+    if config_path.exists():
+        try:
+            document = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{config_path} is not valid TOML: {exc}") from None
+    gate = document.setdefault("gate", {})
+    if not isinstance(gate, dict):
+        raise ConfigError(f"{config_path}: 'gate' is not a table")
+    table = gate.setdefault("thresholds", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{config_path}: 'gate.thresholds' is not a table")
+    table[embedder] = {"strong": round(strong, 6), "weak": round(weak, 6), "evidence": evidence}
+    config_path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{config_path.name}.", dir=config_path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            tomli_w.dump(document, handle)
+        os.replace(tmp, config_path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,112 @@
+"""``lastword eval`` commands end to end on the demo corpus and on the real data."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from lastword.cli.app import state
+from lastword.cli.eval import eval_app
+from lastword.demo import DEMO_OUT_OF_SCOPE
+
+DEMO_SET = Path(str(resources.files("lastword") / "data" / "evalsets" / "demo.yaml"))
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The eval sub-app under a root app, with a settings file holding the demo scope guard."""
+    config = tmp_path / "lastword.toml"
+    config.write_text(f"[scope]\nout_of_scope = {json.dumps(DEMO_OUT_OF_SCOPE)}\n")
+    monkeypatch.setattr(state, "config", config)
+    monkeypatch.setattr(state, "_settings", None)
+    root = typer.Typer()
+    root.add_typer(eval_app, name="eval")
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        result = runner.invoke(root, ["eval", *args], catch_exceptions=False)
+        return result
+
+    invoke.config = config  # type: ignore[attr-defined]
+    return invoke
+
+
+def test_help_lists_every_command(cli) -> None:
+    result = cli("--help")
+    assert result.exit_code == 0
+    for command in ("run", "report", "calibrate", "dataset"):
+        assert command in result.output
+
+
+SUBSET = ("vitamin-d-spine", "off-scope-crypto", "off-domain-eurovision", "guarantee-statins")
+
+
+def test_run_report_calibrate_write(cli, demo_index: Path, tmp_path: Path) -> None:
+    # Four items of the shipped set, one per path through the pipeline, keep this test quick;
+    # tests/evaluate/test_runner.py runs the whole set.
+    shipped = yaml.safe_load(DEMO_SET.read_text(encoding="utf-8"))
+    subset = tmp_path / "subset.yaml"
+    subset.write_text(
+        yaml.safe_dump(
+            {"name": "subset", "items": [i for i in shipped["items"] if i["id"] in SUBSET]}
+        )
+    )
+    results = tmp_path / "results.json"
+    ran = cli("run", str(subset), "--index", str(demo_index), "--out", str(results))
+    assert ran.exit_code == 0, ran.output
+    document = json.loads(results.read_text())
+    fired = {i["id"]: i["fired"] for i in document["items"]}
+    assert fired == {
+        "vitamin-d-spine": None,
+        "off-scope-crypto": "scope_guard",
+        "off-domain-eurovision": "retrieval_gate",
+        "guarantee-statins": None,
+    }
+    assert "phantoms 0" in ran.output
+
+    reported = cli("report", str(results), "--out", str(tmp_path / "report"))
+    assert reported.exit_code == 0, reported.output
+    assert (tmp_path / "report" / "index.html").is_file()
+    assert (tmp_path / "report" / "roc.png").is_file()
+
+    calibrated = cli("calibrate", str(results), "--json")
+    assert calibrated.exit_code == 0, calibrated.output
+    payload = json.loads(calibrated.output[calibrated.output.index("{") :])
+    assert payload["positives"] == 1 and payload["negatives"] == 1
+    assert 0.0 <= payload["auc"]["low"] <= payload["auc"]["estimate"] <= payload["auc"]["high"]
+    assert payload["far_at_shipped"]["estimate"] == 0.0  # the gate refused the off-domain trap
+    assert any("labelled negatives" in note for note in payload["notes"])
+
+    written = cli("calibrate", str(results), "--write")
+    assert written.exit_code == 0, written.output
+    data = tomllib.loads(cli.config.read_text())
+    assert data["scope"]["out_of_scope"] == DEMO_OUT_OF_SCOPE  # other keys kept
+    minilm = data["gate"]["thresholds"]["minilm"]
+    assert minilm["weak"] <= minilm["strong"]
+    assert "results.json" in minilm["evidence"]
+
+
+def test_dataset_command(cli, datasets_dir: Path, tmp_path: Path) -> None:
+    result = cli(
+        "dataset", "pubmedqa", "--data", str(datasets_dir / "pubmedqa"), "--split", "dev",
+        "--ablate", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert "(1000 documents)" in output and "(500 scenarios, 500 traps)" in output
+
+
+def test_bad_eval_set_is_one_clear_error(cli, tmp_path: Path) -> None:
+    from lastword.errors import InputError
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- {id: a, question: Q, kind: trap}\n")
+    with pytest.raises(InputError, match="a trap needs 'assigned'"):
+        cli("run", str(bad), "--out", str(tmp_path / "r.json"))

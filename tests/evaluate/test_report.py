@@ -1,0 +1,186 @@
+"""The report: its numbers match the JSON it was built from, and it renders in Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lastword.errors import InputError
+from lastword.evaluate import metrics
+from lastword.evaluate.report import build_report
+
+from .conftest import mixed_document
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, Path]:
+    folder = tmp_path_factory.mktemp("report")
+    results = folder / "results.json"
+    results.write_text(json.dumps(mixed_document()), encoding="utf-8")
+    files = build_report(results, folder / "out")
+    return json.loads(results.read_text()), files.html, files.markdown
+
+
+def expected_figures(doc: dict[str, Any]) -> dict[str, str]:
+    """The headline and calibration figures, recomputed here from the raw JSON."""
+    items = doc["items"]
+    traps = [i for i in items if i["kind"] == "trap"]
+    scenarios = [i for i in items if i["kind"] == "scenario"]
+    gate_traps = [
+        i for i in traps if i["assigned"] == "retrieval_gate" and i["fired"] != "scope_guard"
+    ]
+    pos = [i["result"]["top_score"] for i in scenarios if i["fired"] != "scope_guard"]
+    neg = [i["result"]["top_score"] for i in gate_traps]
+    weak = doc["run"]["thresholds"]["weak"]
+    fa = sum(s >= weak for s in neg)
+    kept = sum(s >= weak for s in pos)
+    phantoms = sum(len(i["result"]["phantoms"]) for i in items)
+    grades = {g: sum(i["grade"] == g for i in scenarios) for g in ("strong", "adequate", "weak")}
+    declined = sum(i["grade"] in ("declined", "sidestepped") for i in traps)
+    return {
+        "traps": f"Traps declined: {declined} / {len(traps)}",
+        "grades": "{strong} / {adequate} / {weak}".format(**grades) + f" (of {len(scenarios)})",
+        "phantoms": f"Phantoms: {phantoms} (in",
+        "auc": f"{metrics.roc_auc(pos, neg):.3f} [",
+        "far": f"{fa / len(neg):.1%} [",
+        "far_count": f"({fa} of {len(neg)})",
+        "kept_count": f"({kept} of {len(pos)})",
+    }
+
+
+def test_markdown_numbers_match_the_json(built) -> None:
+    doc, _, markdown = built
+    text = markdown.read_text(encoding="utf-8")
+    figures = expected_figures(doc)
+    assert figures == {
+        "traps": "Traps declined: 4 / 6",
+        "grades": "1 / 3 / 0 (of 8)",
+        "phantoms": "Phantoms: 1 (in",
+        "auc": "0.875 [",
+        "far": "33.3% [",
+        "far_count": "(1 of 3)",
+        "kept_count": "(7 of 8)",
+    }
+    for label, figure in figures.items():
+        assert figure in text, label
+    auc_line = next(line for line in text.splitlines() if line.startswith("| ROC AUC"))
+    assert "0.875 [" in auc_line
+    far_line = next(line for line in text.splitlines() if line.startswith("| False-accept"))
+    assert "33.3% [" in far_line and "(1 of 3)" in far_line
+    # the mechanism table: every count from the JSON
+    for mechanism in ("scope_guard", "retrieval_gate", "generator", "verifier", "upstream"):
+        assigned = sum(i["assigned"] == mechanism for i in doc["items"])
+        fired = sum(i["fired"] == mechanism for i in doc["items"])
+        row = next(line for line in text.splitlines() if line.startswith(f"| {mechanism} | "))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1:3] == [str(assigned), str(fired)], mechanism
+    # one row per question, with its grade and score
+    for item in doc["items"]:
+        row = next(line for line in text.splitlines() if line.startswith(f"| {item['id']} |"))
+        assert row.rstrip().endswith(f"| {item['grade']} |")
+        if item["fired"] != "scope_guard":
+            assert f"| {item['result']['top_score']:.3f} |" in row
+
+
+def test_page_names_its_source_and_date(built) -> None:
+    doc, html, markdown = built
+    for path in (html, markdown):
+        text = path.read_text(encoding="utf-8")
+        assert "computed from" in text and "results.json" in text
+        assert doc["run"]["date"] in text
+    assert (html.parent / "roc.png").stat().st_size > 5000
+    assert (html.parent / "risk_coverage.png").stat().st_size > 5000
+
+
+def test_html_escapes_questions(tmp_path: Path) -> None:
+    doc = mixed_document()
+    doc["items"][0]["question"] = "<script>alert(1)</script> | pipes"
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(doc))
+    files = build_report(results, tmp_path / "out")
+    html = files.html.read_text()
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+    assert "\\| pipes" in files.markdown.read_text()
+
+
+def test_bad_results_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"items": []}')
+    with pytest.raises(InputError, match="expected"):
+        build_report(bad, tmp_path / "out")
+    with pytest.raises(InputError, match="not found"):
+        build_report(tmp_path / "none.json", tmp_path / "out")
+
+
+class _VisibleText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in ("style", "script", "head", "title"):
+            self._hidden += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script", "head", "title"):
+            self._hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+    @property
+    def text(self) -> str:
+        return re.sub(r"\s+", " ", " ".join(self.parts))
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", f"--user-data-dir={profile}", "--window-size=1280,2000", *args,
+        ],
+        capture_output=True, text=True, timeout=90, check=False,
+    )  # fmt: skip
+
+
+def test_renders_in_headless_chromium(built, tmp_path: Path) -> None:
+    binary = _chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    doc, html, _ = built
+    url = html.resolve().as_uri()
+    shot = tmp_path / "report.png"
+    taken = _run_chromium(binary, tmp_path / "profile", f"--screenshot={shot}", url)
+    assert shot.is_file(), taken.stderr[-2000:]
+    dom = _run_chromium(binary, tmp_path / "profile2", "--dump-dom", url)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    parser = _VisibleText()
+    parser.feed(dom.stdout)
+    visible = parser.text
+    figures = expected_figures(doc)
+    assert "Evaluation report: hand-made" in visible
+    assert "Mechanism: assigned vs fired" in visible
+    assert "Calibration of the retrieval gate" in visible
+    assert "4 / 6 traps declined" in visible
+    assert figures["auc"] in visible and figures["far_count"] in visible
+    assert "<td>" not in visible  # text, not markup
+    # the screenshot is a real image with content, not a blank page
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(str(shot))
+    assert pixels.shape[0] == 2000 and pixels.shape[1] == 1280
+    assert pixels[..., :3].std() > 0.05
