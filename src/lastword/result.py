@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Frozen(BaseModel):
@@ -114,10 +114,21 @@ class GateSignals(Frozen):
     coverage: float | None = Field(
         None, description="IDF-weighted share of the question's terms in the top document."
     )
-    score: float = Field(description="The gate score the band is read from.")
+    score: float = Field(
+        None,  # type: ignore[assignment]  # filled from top_score below when absent
+        description="The gate score the band is read from (the top score unless combined).",
+    )
     signal: str = Field("cosine", description="cosine | combined")
     strong: float
     weak: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _score_defaults_to_top(cls, data: Any) -> Any:
+        # Results written before the combined gate have no score: it was the top score.
+        if isinstance(data, dict) and data.get("score") is None and "top_score" in data:
+            data = {**data, "score": data["top_score"]}
+        return data
 
 
 class Result(Frozen):

@@ -22,6 +22,7 @@ class Outcome:
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """``cli("inspect", "q", "--index", d)`` runs ``lastword.cli.main`` as the shell would."""
     from lastword.cli import main
+    from lastword.cli.app import state
 
     monkeypatch.chdir(tmp_path)  # no stray ./lastword.toml from the developer's folder
     monkeypatch.setenv("COLUMNS", "200")
@@ -37,7 +38,8 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp
         captured = capsys.readouterr()
         return Outcome(code, captured.out, captured.err)
 
-    return run
+    yield run
+    state.config, state._settings = None, None  # the next test starts from no --config
 
 
 def lastword_process(

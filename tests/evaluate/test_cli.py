@@ -68,7 +68,7 @@ def test_run_report_calibrate_write(cli, demo_index: Path, tmp_path: Path) -> No
         "off-scope-crypto": "scope_guard",
         "off-domain-eurovision": "retrieval_gate",
         "guarantee-statins": None,
-    }
+    }, ran.output
     assert "phantoms 0" in ran.output
 
     reported = cli("report", str(results), "--out", str(tmp_path / "report"))
@@ -78,6 +78,7 @@ def test_run_report_calibrate_write(cli, demo_index: Path, tmp_path: Path) -> No
 
     calibrated = cli("calibrate", str(results), "--json")
     assert calibrated.exit_code == 0, calibrated.output
+    assert calibrated.output.lstrip().startswith("{"), calibrated.output
     payload = json.loads(calibrated.output[calibrated.output.index("{") :])
     assert payload["positives"] == 1 and payload["negatives"] == 1
     assert 0.0 <= payload["auc"]["low"] <= payload["auc"]["estimate"] <= payload["auc"]["high"]

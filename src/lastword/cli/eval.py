@@ -148,8 +148,12 @@ def calibrate_command(
         typer.Option(min=0.0, max=1.0, help="Target false-accept rate for the weak threshold."),
     ] = 0.05,
     score: Annotated[
-        str, typer.Option(help="Score column inside each result, e.g. top_score or gate.margin.")
-    ] = "top_score",
+        str,
+        typer.Option(
+            help="Score column inside each result: gate.score (what the gate reads), "
+            "top_score, gate.margin, gate.coverage."
+        ),
+    ] = "gate.score",
     negatives: Annotated[
         NegativeSet,
         typer.Option(help="gate: traps assigned to the retrieval gate; all: every trap."),
@@ -180,7 +184,11 @@ def calibrate_command(
     strong, weak = cal.chosen()
     config = resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME)
     date = datetime.now(UTC).date().isoformat()
-    write_thresholds(config, cal.embedder, strong, weak, cal.evidence(results.name, date))
+    run_thresholds = document["run"].get("settings", {}).get("gate", {}).get("thresholds", {})
+    model = (run_thresholds.get(cal.embedder) or {}).get("model")
+    write_thresholds(
+        config, cal.embedder, strong, weak, cal.evidence(results.name, date), model=model
+    )
     err_console.print(
         f"wrote [gate.thresholds.{cal.embedder}] strong = {strong:.4f}, weak = {weak:.4f} "
         f"to {config}",

@@ -19,15 +19,18 @@ from typing import Any, Literal
 from lastword.errors import ConfigError, InputError
 from lastword.evaluate import metrics
 from lastword.evaluate.metrics import Curve, Interval
+from lastword.evaluate.summary import gate_score
 from lastword.settings import Thresholds
 
 NegativeChoice = Literal["gate", "all"]
 #: the score the gate's shipped thresholds apply to
-SHIPPED_COLUMN = "top_score"
+SHIPPED_COLUMN = "gate.score"
 
 
 def score_of(item: dict[str, Any], column: str) -> float | None:
     """A dotted path inside the item's result, e.g. ``top_score`` or ``gate.margin``."""
+    if column == SHIPPED_COLUMN:
+        return gate_score(item.get("result") or {})
     value: Any = item.get("result") or {}
     for part in column.split("."):
         if not isinstance(value, dict):
@@ -37,7 +40,7 @@ def score_of(item: dict[str, Any], column: str) -> float | None:
 
 
 def labelled_scores(
-    items: list[dict[str, Any]], column: str = "top_score", negatives: NegativeChoice = "gate"
+    items: list[dict[str, Any]], column: str = SHIPPED_COLUMN, negatives: NegativeChoice = "gate"
 ) -> tuple[list[float], list[float], int]:
     """(positive scores, negative scores, items left out for want of a score)."""
     pos: list[float] = []
@@ -141,7 +144,7 @@ class Calibration:
 def calibrate(
     document: dict[str, Any],
     *,
-    column: str = "top_score",
+    column: str = SHIPPED_COLUMN,
     negatives: NegativeChoice = "gate",
     target_far: float = 0.05,
 ) -> Calibration:
@@ -167,7 +170,7 @@ def calibrate(
     }
     if refused:
         values["gate_share_of_refusals"] = metrics.wilson_interval(by_gate, len(refused))
-    # The shipped thresholds are on the top score; another column has no shipped threshold.
+    # The shipped thresholds are on the gate score; another column has no shipped threshold.
     shipped = column == SHIPPED_COLUMN
     if pos and shipped:
         values["kept_at_shipped"] = metrics.wilson_interval(
@@ -211,7 +214,12 @@ def calibrate(
 
 
 def write_thresholds(
-    config_path: Path, embedder: str, strong: float, weak: float, evidence: str
+    config_path: Path,
+    embedder: str,
+    strong: float,
+    weak: float,
+    evidence: str,
+    model: dict[str, float] | None = None,
 ) -> None:
     """Store ``[gate.thresholds.<embedder>]`` in the TOML file, keeping every other key.
 
@@ -220,7 +228,7 @@ def write_thresholds(
     import tomli_w
 
     try:
-        Thresholds(strong=strong, weak=weak, evidence=evidence)
+        Thresholds(strong=strong, weak=weak, evidence=evidence, model=model)
     except ValueError as exc:
         raise ConfigError(f"chosen thresholds are not valid: {exc}") from None
     document: dict[str, Any] = {}
@@ -235,7 +243,11 @@ def write_thresholds(
     table = gate.setdefault("thresholds", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{config_path}: 'gate.thresholds' is not a table")
-    table[embedder] = {"strong": round(strong, 6), "weak": round(weak, 6), "evidence": evidence}
+    entry: dict[str, Any] = {"strong": round(strong, 6), "weak": round(weak, 6)}
+    if model:
+        # Thresholds on a combined gate score mean nothing without the model that made it.
+        entry["model"] = model
+    table[embedder] = entry | {"evidence": evidence}
     config_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{config_path.name}.", dir=config_path.parent)
     try:

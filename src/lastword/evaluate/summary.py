@@ -17,6 +17,13 @@ TRAP_GRADES = ("declined", "sidestepped", "fooled", "phantom", "error")
 SCENARIO_GRADES = ("strong", "adequate", "weak", "blocked", "refused", "phantom", "error")
 
 
+def gate_score(result: dict[str, Any]) -> float | None:
+    """The score the gate read (the combined score where one was used), else the top cosine."""
+    gate = result.get("gate") or {}
+    score = gate.get("score", result.get("top_score"))
+    return float(score) if isinstance(score, int | float) else None
+
+
 @dataclass(frozen=True)
 class Headline:
     items: int
@@ -128,7 +135,7 @@ def question_rows(document: dict[str, Any]) -> list[QuestionRow]:
                 kind=item["kind"],
                 question=item.get("question") or result.get("question", ""),
                 # the scope guard refuses before retrieval: no score to show
-                score=None if item.get("fired") == "scope_guard" else result.get("top_score"),
+                score=None if item.get("fired") == "scope_guard" else gate_score(result),
                 band=result.get("band"),
                 assigned=item.get("assigned"),
                 fired=item.get("fired"),

@@ -1,0 +1,130 @@
+"""Load test of POST /api/ask: requests/s and p50/p99 latency at N concurrent clients.
+
+Bounded and loopback only: it builds the shipped demo index, starts the real server (uvicorn,
+the real MiniLM model, the extractive generator) on 127.0.0.1 at a free port, sends a fixed
+number of requests from N client threads with an API token, and prints the figures. Any error
+response fails the run (exit code 1).
+
+    python bench/load_ask.py [--clients 8] [--requests 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+QUESTIONS = [
+    "How much did vitamin D change lumbar spine bone density in older adults?",
+    "Did patients report more muscle symptoms on atorvastatin than on placebo?",
+    "Does aerobic exercise improve sleep quality in adults with chronic insomnia?",
+    "How did caffeine affect reaction time in nurses after a night shift?",
+    "Did time-restricted eating cause more weight loss than calorie restriction alone?",
+    "Who won the 1998 Eurovision Song Contest?",  # a retrieval-gate refusal
+    "Which cryptocurrency should the lab invest its grant in?",  # a scope-guard refusal
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(share * (len(ordered) - 1))))
+    return ordered[rank]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=400, help="Total requests (bounded).")
+    parser.add_argument("--warmup", type=int, default=16)
+    args = parser.parse_args()
+    if not 1 <= args.clients <= 64 or not 1 <= args.requests <= 20_000:
+        parser.error("clients 1-64, requests 1-20000")
+
+    import uvicorn
+
+    from lastword.demo import DEMO_OUT_OF_SCOPE, build_demo_index
+    from lastword.settings import ScopeSettings, Settings
+    from lastword.web import WebConfig, create_app
+
+    with tempfile.TemporaryDirectory(prefix="lastword-load-") as scratch:
+        root = Path(scratch)
+        settings = Settings(scope=ScopeSettings(out_of_scope=DEMO_OUT_OF_SCOPE))
+        print("building the demo index (real MiniLM)…", file=sys.stderr)
+        build_demo_index(root / "index", settings)
+        config = WebConfig(
+            state_dir=root / "state", settings_path=root / "lastword.toml", generator="extractive"
+        )
+        app = create_app(settings, root / "index", config)
+        accounts = app.state.lastword.accounts
+        accounts.add_user("load", "load-test-password", "reader")
+        token = accounts.create_token("load", "bench")
+        port = _free_port()
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        )
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}/api/ask"
+        headers = {"Authorization": f"Bearer {token}"}
+        errors: list[str] = []
+        statuses: dict[str, int] = {}
+        lock = threading.Lock()
+        local = threading.local()
+
+        def one(i: int) -> float:
+            client = getattr(local, "client", None)
+            if client is None:
+                client = local.client = httpx.Client(timeout=120)
+            question = QUESTIONS[i % len(QUESTIONS)]
+            started = time.perf_counter()
+            response = client.post(url, json={"question": question}, headers=headers)
+            elapsed = time.perf_counter() - started
+            with lock:
+                if response.status_code != 200:
+                    errors.append(f"{response.status_code}: {response.text[:200]}")
+                else:
+                    status = response.json()["status"]
+                    statuses[status] = statuses.get(status, 0) + 1
+            return elapsed
+
+        with ThreadPoolExecutor(args.clients) as pool:
+            list(pool.map(one, range(args.warmup)))
+            errors.clear()
+            statuses.clear()
+            started = time.perf_counter()
+            latencies = list(pool.map(one, range(args.requests)))
+            wall = time.perf_counter() - started
+        server.should_exit = True
+        thread.join(timeout=10)
+
+    print(f"POST /api/ask, extractive generator, demo corpus, {args.clients} concurrent clients")
+    print(f"requests: {args.requests} in {wall:.2f} s -> {args.requests / wall:.1f} requests/s")
+    print(
+        f"latency: p50 {_percentile(latencies, 0.50) * 1000:.0f} ms, "
+        f"p99 {_percentile(latencies, 0.99) * 1000:.0f} ms, "
+        f"mean {statistics.fmean(latencies) * 1000:.0f} ms"
+    )
+    print(f"outcomes: {statuses}; errors: {len(errors)}")
+    for error in errors[:5]:
+        print(f"  {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One router per page (ask, inspect, corpus, evaluation, admin, auth) and the JSON API."""

@@ -1,0 +1,111 @@
+"""The JSON API: ask, inspect, ingest, eval, jobs. Described at /api/openapi.json.
+
+Bodies are the same ``Result`` JSON that ``lastword ask --json`` prints. Every error is
+``{"error": {"kind": ..., "message": ...}}`` with a matching status code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Request, UploadFile
+from pydantic import BaseModel, Field
+
+from lastword.errors import InputError
+from lastword.web.errors import WebError
+from lastword.web.evaluations import eval_job, evalsets, headline, runs
+from lastword.web.security import Admin, Reader
+from lastword.web.uploads import ingest_job, save_uploads
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class ErrorDetail(BaseModel):
+    kind: str = Field(description="Machine-readable kind, e.g. 'input', 'unauthenticated'.")
+    message: str = Field(description="One clear sentence for a person.")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text}
+    for status, text in {
+        400: "bad input",
+        401: "not authenticated",
+        403: "not allowed (role or CSRF)",
+        413: "upload too large",
+        422: "malformed request",
+        429: "rate limited",
+        503: "no index / provider unavailable",
+    }.items()
+}
+
+
+class Question(BaseModel):
+    question: str = Field(description="The question, as a user would type it.")
+
+
+class InspectQuestion(Question):
+    k: int | None = Field(None, ge=1, le=100, description="Passages to retrieve.")
+
+
+class EvalRequest(BaseModel):
+    evalset: str = Field(description="File name of an eval set listed by GET /api/eval.")
+
+
+@router.post("/ask", responses=ERRORS, summary="Answer from the corpus, or refuse")
+def api_ask(request: Request, _: Reader, body: Question) -> dict:
+    return request.app.state.lastword.pipeline().ask(body.question).to_json_dict()
+
+
+@router.post("/inspect", responses=ERRORS, summary="Retrieval alone: top-k passages and the band")
+def api_inspect(request: Request, _: Reader, body: InspectQuestion) -> dict:
+    result = request.app.state.lastword.pipeline().inspect(body.question, k=body.k)
+    return result.to_json_dict()
+
+
+@router.post(
+    "/ingest", responses=ERRORS, status_code=202, summary="Upload files and ingest them (a job)"
+)
+async def api_ingest(
+    request: Request, user: Admin, files: Annotated[list[UploadFile], File()]
+) -> dict:
+    state = request.app.state.lastword
+    saved = await save_uploads(files, state.config.uploads, state.config.max_upload_bytes)
+    label = ", ".join(item.name for item in saved)
+    job = state.jobs.submit("ingest", label, user.name, ingest_job(state, [s.path for s in saved]))
+    return job.to_json()
+
+
+@router.get("/eval", responses=ERRORS, summary="Eval sets on offer and the recent runs")
+def api_eval_list(request: Request, _: Reader) -> dict:
+    state = request.app.state.lastword
+    return {
+        "evalsets": sorted(evalsets(state)),
+        "runs": [
+            {"name": run.name, "report": f"/evaluation/runs/{run.name}/", **(headline(run) or {})}
+            for run in runs(state)
+        ],
+    }
+
+
+@router.post("/eval", responses=ERRORS, status_code=202, summary="Run an eval set (a job)")
+def api_eval(request: Request, user: Admin, body: EvalRequest) -> dict:
+    state = request.app.state.lastword
+    known = evalsets(state)
+    if body.evalset not in known:
+        raise InputError(f"no eval set named {body.evalset}; GET /api/eval lists them")
+    state.pipeline()
+    return state.jobs.submit(
+        "eval", body.evalset, user.name, eval_job(state, known[body.evalset])
+    ).to_json()
+
+
+@router.get("/jobs/{job_id}", responses=ERRORS, summary="Progress of an ingest or eval job")
+def api_job(request: Request, _: Reader, job_id: str) -> dict:
+    job = request.app.state.lastword.jobs.get(job_id)
+    if job is None:
+        raise WebError(404, "not_found", f"no job {job_id}")
+    return job.to_json()

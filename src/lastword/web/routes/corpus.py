@@ -1,0 +1,60 @@
+"""The Corpus page: the documents, upload with ingest progress, removal."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from lastword.store.local import LocalStore
+from lastword.web.errors import WebError, wants_json
+from lastword.web.security import Admin, Reader
+from lastword.web.uploads import ingest_job, remove_document, save_uploads
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/corpus")
+def corpus_page(request: Request, user: Reader, job: str | None = None) -> Response:
+    state = request.app.state.lastword
+    documents, info = [], None
+    if LocalStore.exists(state.index_dir):
+        with LocalStore.open(state.index_dir) as store:
+            info = store.info()
+            documents = sorted(store.documents(), key=lambda d: d.added_at, reverse=True)
+    return request.app.state.templates.TemplateResponse(
+        request,
+        "corpus.html",
+        {
+            "documents": documents,
+            "info": info,
+            "jobs": state.jobs.recent("ingest")[:5],
+            "focus_job": state.jobs.get(job) if job else None,
+            "max_upload_mb": state.config.max_upload_bytes / 1e6,
+            "page": "corpus",
+        },
+    )
+
+
+@router.post("/corpus/upload")
+async def upload(
+    request: Request,
+    user: Admin,
+    files: Annotated[list[UploadFile], File()],
+) -> Response:
+    state = request.app.state.lastword
+    saved = await save_uploads(files, state.config.uploads, state.config.max_upload_bytes)
+    label = ", ".join(item.name for item in saved)
+    job = state.jobs.submit("ingest", label, user.name, ingest_job(state, [s.path for s in saved]))
+    if wants_json(request):
+        return JSONResponse(job.to_json(), status_code=202)
+    return RedirectResponse(f"/corpus?job={job.id}", status_code=303)
+
+
+@router.post("/corpus/remove")
+def remove(request: Request, _: Admin, doc_id: Annotated[str, Form()]) -> Response:
+    state = request.app.state.lastword
+    if not remove_document(state, doc_id):
+        raise WebError(404, "not_found", "no such document in the index")
+    return RedirectResponse("/corpus", status_code=303)

@@ -1,0 +1,59 @@
+"""The Evaluation page: the latest reports and a button to run an eval set in the background."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+
+from lastword.errors import InputError
+from lastword.web.errors import WebError, wants_json
+from lastword.web.evaluations import eval_job, evalsets, headline, report_dir, run_file, runs
+from lastword.web.security import Admin, Reader
+
+router = APIRouter(include_in_schema=False)
+
+_REPORT_FILES = {"index.html", "report.md", "roc.png", "risk_coverage.png"}
+
+
+@router.get("/evaluation")
+def evaluation_page(request: Request, _: Reader) -> Response:
+    state = request.app.state.lastword
+    listed = [(run, headline(run)) for run in runs(state)[:10]]
+    return request.app.state.templates.TemplateResponse(
+        request,
+        "evaluation.html",
+        {
+            "runs": listed,
+            "evalsets": sorted(evalsets(state)),
+            "jobs": state.jobs.recent("eval")[:5],
+            "page": "evaluation",
+        },
+    )
+
+
+@router.post("/evaluation/run")
+def start_run(request: Request, user: Admin, evalset: Annotated[str, Form()]) -> Response:
+    state = request.app.state.lastword
+    known = evalsets(state)
+    if evalset not in known:
+        raise InputError(f"no eval set named {evalset}")
+    state.pipeline()  # fail now, not in the background, when there is no index
+    job = state.jobs.submit("eval", evalset, user.name, eval_job(state, known[evalset]))
+    if wants_json(request):
+        return JSONResponse(job.to_json(), status_code=202)
+    return RedirectResponse("/evaluation", status_code=303)
+
+
+@router.get("/evaluation/runs/{name}/")
+@router.get("/evaluation/runs/{name}/{file}")
+def report_file(request: Request, _: Reader, name: str, file: str = "index.html") -> Response:
+    if file not in _REPORT_FILES:
+        raise WebError(404, "not_found", "no such report file")
+    state = request.app.state.lastword
+    folder = report_dir(state, run_file(state, name))
+    path = folder / file
+    if not path.is_file():
+        raise WebError(404, "not_found", "no such report file")
+    return FileResponse(path)

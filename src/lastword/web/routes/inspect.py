@@ -1,0 +1,36 @@
+"""The Inspector: retrieval alone, the top-k with scores, the thresholds on a score bar."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from lastword.web.security import Reader
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/inspect")
+def inspect_page(
+    request: Request,
+    _: Reader,
+    q: str | None = None,
+    k: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> Response:
+    state = request.app.state.lastword
+    result = state.pipeline().inspect(q, k=k) if q and q.strip() else None
+    thresholds = state.pipeline().thresholds if state.has_index else None
+    return request.app.state.templates.TemplateResponse(
+        request,
+        "inspect.html",
+        {
+            "q": q or "",
+            "k": k or state.settings.retrieve.k,
+            "result": result,
+            "thresholds": thresholds,
+            "has_index": state.has_index,
+            "page": "inspect",
+        },
+    )

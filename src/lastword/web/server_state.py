@@ -1,0 +1,99 @@
+"""What one server process holds: the settings, the one Pipeline and its model, accounts, jobs.
+
+The embedder (the model) is loaded once and shared by every Pipeline this process builds; a
+new Pipeline is built, not a second one run beside it, when the corpus or the settings change,
+so requests in flight finish on the one they started with.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from lastword.embed import Embedder, make_embedder
+from lastword.errors import CorpusIndexError
+from lastword.pipeline import Pipeline, resolve_embedder
+from lastword.settings import Settings
+from lastword.store.local import LocalStore
+from lastword.web.accounts import Accounts
+from lastword.web.config import WebConfig
+from lastword.web.jobs import JobBoard
+
+
+class ServerState:
+    def __init__(
+        self,
+        settings: Settings,
+        index_dir: Path,
+        config: WebConfig,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.settings = settings
+        self.index_dir = Path(index_dir)
+        self.config = config
+        self.accounts = Accounts(config.state_dir)
+        self.jobs = JobBoard()
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self._pipeline: Pipeline | None = None
+        if LocalStore.exists(self.index_dir):
+            self.reload()
+
+    # ------------------------------------------------------------------ the pipeline
+    @property
+    def embedder(self) -> Embedder:
+        """The index's embedder, loaded once; for an index not built yet, the configured one."""
+        with self._lock:
+            if self._embedder is None:
+                if LocalStore.exists(self.index_dir):
+                    with LocalStore.open(self.index_dir) as store:
+                        self._embedder = resolve_embedder(self.settings, store.info())
+                else:
+                    self._embedder = make_embedder(self.settings.embed)
+            return self._embedder
+
+    def reload(self, settings: Settings | None = None) -> None:
+        """Build the Pipeline again (after an ingest, a removal or a settings change)."""
+        embedder = self.embedder
+        new_settings = settings or self.settings
+        store = LocalStore.open(self.index_dir)
+        try:
+            if store.info().embedder != embedder.info:
+                raise CorpusIndexError(
+                    f"the index at {self.index_dir} is now built with "
+                    f"{store.info().embedder.describe()}; restart the server"
+                )
+            pipeline = Pipeline(new_settings, store, embedder, self.config.generator)
+        except BaseException:
+            store.close()
+            raise
+        with self._lock:
+            # The old pipeline is dropped, not closed: a request may still be reading it.
+            self._pipeline = pipeline
+            self.settings = new_settings
+
+    def apply_settings(self, settings: Settings) -> None:
+        if LocalStore.exists(self.index_dir):
+            self.reload(settings)
+        else:
+            self.settings = settings
+
+    @property
+    def has_index(self) -> bool:
+        return self._pipeline is not None
+
+    def pipeline(self) -> Pipeline:
+        pipeline = self._pipeline
+        if pipeline is None:
+            raise CorpusIndexError(
+                f"no index at {self.index_dir} yet: an administrator can upload documents "
+                "on the Corpus page (or run 'lastword ingest')"
+            )
+        return pipeline
+
+    @property
+    def embedder_name(self) -> str:
+        pipeline = self._pipeline
+        if pipeline is not None:
+            return pipeline.index_info.embedder.name
+        return self.settings.embed.embedder
