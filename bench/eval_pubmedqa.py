@@ -4,7 +4,8 @@ Builds the corpus (all 1,000 abstracts) and the eval set of one split (default: 
 500 questions as scenarios plus the same 500 as traps with their abstract excluded: 1,000
 items), ingests it into a temporary index with MiniLM, runs every item through
 ``Pipeline.ask`` with the extractive generator, and prints: ROC AUC of the top score with a
-bootstrap interval, false-accept rate and answered share at the shipped thresholds, the
+bootstrap interval, false-accept rate and answered share at the shipped thresholds (on the
+gate score, which is what the gate reads), the
 zero-false-accept point, a threshold for a 5% and a 2% false-accept rate, phantoms (must be 0)
 and the mean time per question. The same figures follow for ``gate.margin`` when results carry it.
 
@@ -25,7 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from lastword.embed.minilm import MiniLMEmbedder
-from lastword.evaluate.calibrate import calibrate, labelled_scores
+from lastword.evaluate.calibrate import SHIPPED_COLUMN, calibrate, labelled_scores
 from lastword.evaluate.datasets.pubmedqa import build_pubmedqa
 from lastword.evaluate.evalset import EvalSet, load_evalset
 from lastword.evaluate.runner import run_evalset
@@ -47,7 +48,7 @@ def print_calibration(document: dict, column: str) -> None:
     two = calibrate(document, column=column, target_far=0.02)
     print(f"\n[{column}]  {five.positives} answerable vs {five.negatives} ablated traps")
     print(f"ROC AUC (95% bootstrap)               {five.auc.describe()}")
-    if column == "top_score":
+    if column == SHIPPED_COLUMN:
         print(
             f"shipped thresholds                    weak {five.shipped_weak:.3f}, "
             f"strong {five.shipped_strong:.3f}"
@@ -159,8 +160,8 @@ def main() -> int:
             f"{run['index']['passages']} passages; wall {wall:.0f}s"
         )
         print_outcomes(document)
-        print_calibration(document, "top_score")
-        print_calibration(document, "gate.margin")
+        for column in (SHIPPED_COLUMN, "top_score", "gate.margin", "gate.coverage"):
+            print_calibration(document, column)
         if args.report:
             from lastword.evaluate.report import build_report
 
