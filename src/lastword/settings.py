@@ -340,6 +340,19 @@ class ChatSettings(Section):
         return phrases
 
 
+class WebSettings(Section):
+    """The web app served by ``lastword serve``."""
+
+    host: str = Field("127.0.0.1", description="Interface `lastword serve` binds.")
+    port: int = Field(8000, ge=1, le=65535, description="Port `lastword serve` listens on.")
+    max_upload_mb: float = Field(50.0, gt=0, description="Largest upload accepted, in MB.")
+    session_hours: float = Field(12.0, gt=0, description="How long a login lasts.")
+    login_attempts: int = Field(
+        5, ge=1, description="Failed logins per user name within the window before 429."
+    )
+    login_window_s: float = Field(300.0, gt=0, description="Failed-login window, in seconds.")
+
+
 class Settings(BaseSettings):
     """The whole configuration. Sections mirror the pipeline steps."""
 
@@ -360,6 +373,7 @@ class Settings(BaseSettings):
     verify: VerifySettings = Field(default_factory=VerifySettings)
     websearch: WebSearchSettings = Field(default_factory=WebSearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
 
     @classmethod
     def settings_customise_sources(

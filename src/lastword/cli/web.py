@@ -133,15 +133,20 @@ def serve(
         Path | None,
         typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
     ] = None,
-    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8000,
+    host: Annotated[
+        str | None, typer.Option(help="Interface to bind. Default: [web] host (127.0.0.1).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="Port. Default: [web] port (8000).")
+    ] = None,
     generator: Annotated[
         str | None, typer.Option("--generator", "-g", help="extractive, anthropic, openai...")
     ] = None,
     state_dir: StateOption = None,
     max_upload_mb: Annotated[
-        float, typer.Option(min=0.1, help="Largest upload accepted per request, in MB.")
-    ] = 50.0,
+        float | None,
+        typer.Option(min=0.1, help="Largest upload accepted, in MB. Default: [web] max_upload_mb."),
+    ] = None,
 ) -> None:
     """Serve the web app (Ask, Inspector, Corpus, Evaluation, Admin) and the JSON API."""
     import uvicorn
@@ -149,6 +154,10 @@ def serve(
     from lastword.web import WebConfig, create_app
 
     settings = state.settings
+    web = settings.web
+    host = host or web.host
+    port = port or web.port
+    max_upload_mb = max_upload_mb or web.max_upload_mb
     folder = state_dir or settings.websearch.state_dir
     loopback = is_loopback(host)
     if not loopback and not _accounts(folder).has_users():
@@ -160,6 +169,9 @@ def serve(
         state_dir=folder,
         settings_path=resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME),
         max_upload_bytes=int(max_upload_mb * 1024 * 1024),
+        session_lifetime_s=web.session_hours * 3600,
+        login_attempts=web.login_attempts,
+        login_window_s=web.login_window_s,
         open_when_no_accounts=loopback,
         generator=generator,
     )

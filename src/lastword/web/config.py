@@ -1,7 +1,7 @@
 """What the web server needs beyond ``Settings``: folders, limits and the login policy.
 
-These are the fields a ``[web]`` settings section would hold; until it exists they come from
-``lastword serve`` options and ``create_app`` arguments.
+``lastword serve`` fills it from the ``[web]`` settings section and its own options; tests pass
+one to ``create_app`` directly.
 """
 
 from __future__ import annotations
