@@ -64,8 +64,16 @@ CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 """
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
-# matrix-vector product by several milliseconds, 30x the cost of the product itself.
-_threadpools = ThreadpoolController()
+# matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
+# per call costs more than the product (OpenBLAS resizes its pool twice), so the first search
+# limits numpy's BLAS for the process. Torch (the embedder) uses OpenMP, not this pool.
+_single_thread_blas: object | None = None
+
+
+def _use_single_thread_blas() -> None:
+    global _single_thread_blas
+    if _single_thread_blas is None:
+        _single_thread_blas = ThreadpoolController().limit(limits=1, user_api="blas")
 
 
 def _now() -> str:
@@ -405,8 +413,8 @@ class LocalStore:
             raise CorpusIndexError(
                 f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
             )
-        with _threadpools.limit(limits=1, user_api="blas"):
-            scores = matrix @ query
+        _use_single_thread_blas()
+        scores = matrix @ query
         if exclude_doc_ids:
             excluded = self._passage_ids_of(exclude_doc_ids)
             if len(excluded):
@@ -443,8 +451,9 @@ class LocalStore:
             f"WHERE p.id IN ({marks})",
             list(passage_ids),
         ).fetchall()
+        # Rows come from our own schema: construct without re-validating (a third of a search).
         return {
-            row["id"]: Passage(
+            row["id"]: Passage.model_construct(
                 passage_id=row["id"],
                 doc_id=row["doc_id"],
                 title=row["title"],
