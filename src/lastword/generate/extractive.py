@@ -17,7 +17,8 @@ from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.sentences import split_sentences
 
-#: sentences shorter than this are fragments (headings, labels) rather than statements
+#: sentences shorter than this are fragments (labels) rather than statements; a candidate
+#: must also end like a sentence, which leaves out headings
 MIN_WORDS = 5
 #: MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity
 RELEVANCE_WEIGHT = 0.7
@@ -50,7 +51,7 @@ class ExtractiveGenerator:
         candidates: list[tuple[int, str, float]] = []  # (passage n, sentence, passage score)
         for passage in request.passages:
             for sentence in split_sentences(neutralise_reference_markers(passage.text)):
-                if len(sentence.split()) >= MIN_WORDS and not sentence.startswith("#"):
+                if len(sentence.split()) >= MIN_WORDS and _END_MARK.search(sentence):
                     candidates.append((passage.n, sentence, passage.score))
         if not candidates:
             return Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,14 +32,20 @@ def _title(text: str, path: Path) -> str:
     return path.stem
 
 
+_HEADING_MARK = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
+
+
 def read_text(path: Path, data: bytes) -> Iterator[SourceDocument]:
     source = str(path)
     text = decode_utf8(data, source).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise IngestError("empty file", source)
+    title = _title(text, path)
+    if path.suffix.lower() in (".md", ".markdown"):
+        text = _HEADING_MARK.sub("", text)  # "# Results" is shown and embedded as "Results"
     yield SourceDocument(
         doc_id=source,
-        title=_title(text, path),
+        title=title,
         source=source,
         pages=(PageText(page=None, text=text),),
         content_hash=content_hash(data),
