@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from lastword.errors import (
-    MissingExtraError,
     ProviderAuthError,
     ProviderError,
     ProviderRateLimited,
-    ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.websearch.exchange import exchange, read_results
 from lastword.websearch.protocol import SearchResult, scrub
 
 SEARCH_PATH = "/res/v1/web/search"
@@ -42,10 +41,6 @@ class BraveSearchProvider:
         self._timeout = (timeout_s, connect_timeout_s)
 
     def search(self, query: str, count: int) -> tuple[SearchResult, ...]:
-        try:
-            import httpx
-        except ImportError as exc:  # pragma: no cover - httpx is a core dependency
-            raise MissingExtraError("httpx", "web") from exc
         params = {
             "q": query,
             "count": str(count),
@@ -55,34 +50,17 @@ class BraveSearchProvider:
         }
         # The key travels in a header only; never in the URL, where logs would keep it.
         headers = {"X-Subscription-Token": self._key, "Accept": "application/json"}
-        timeout = httpx.Timeout(self._timeout[0], connect=self._timeout[1])
-        try:
-            response = httpx.get(self._url, params=params, headers=headers, timeout=timeout)
-        except httpx.TimeoutException as exc:
-            raise ProviderTimeout(f"no answer within {self._timeout[0]:g} s", self.name) from exc
-        except httpx.HTTPError as exc:
-            raise ProviderUnavailable(
-                f"cannot reach the API ({type(exc).__name__})", self.name
-            ) from exc
-        if response.status_code != 200:
-            raise self._error(response.status_code, _json_or_none(response), response.headers)
-        body = _json_or_none(response)
-        if not isinstance(body, dict):
-            raise ProviderUnavailable("the API answered with something other than JSON", self.name)
-        web = body.get("web") or {}
-        results = []
-        for item in (web.get("results") or [])[:count]:
-            url = str(item.get("url") or "")
-            if not url:
-                continue
-            results.append(
-                SearchResult(
-                    title=str(item.get("title") or ""),
-                    snippet=str(item.get("description") or ""),
-                    url=url,
-                )
-            )
-        return tuple(results)
+        body = exchange(
+            self.name,
+            "GET",
+            self._url,
+            params=params,
+            headers=headers,
+            timeout=self._timeout,
+            on_error=self._error,
+        )
+        items = (body.get("web") or {}).get("results") or []
+        return read_results(items, count, title="title", snippet="description", url="url")
 
     def _error(self, status: int, body: Any, headers: Any) -> ProviderError:
         error = body.get("error") if isinstance(body, dict) else None
@@ -97,13 +75,6 @@ class BraveSearchProvider:
         if status >= 500:
             return ProviderUnavailable(f"server error {status} ({said})", self.name)
         return ProviderError(f"request rejected with {status} ({said})", self.name)
-
-
-def _json_or_none(response: Any) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
 
 
 def _retry_after(headers: Any) -> float | None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from lastword.errors import (
-    MissingExtraError,
     ProviderAuthError,
     ProviderError,
     ProviderRateLimited,
-    ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.websearch.exchange import exchange, read_results
 from lastword.websearch.protocol import SearchResult, scrub
 
 SEARCH_PATH = "/search"
@@ -38,42 +37,19 @@ class SerperSearchProvider:
         self._timeout = (timeout_s, connect_timeout_s)
 
     def search(self, query: str, count: int) -> tuple[SearchResult, ...]:
-        try:
-            import httpx
-        except ImportError as exc:  # pragma: no cover - httpx is a core dependency
-            raise MissingExtraError("httpx", "web") from exc
-        headers = {"X-API-KEY": self._key, "Content-Type": "application/json"}
-        timeout = httpx.Timeout(self._timeout[0], connect=self._timeout[1])
-        try:
-            response = httpx.post(
-                self._url, json={"q": query, "num": count}, headers=headers, timeout=timeout
-            )
-        except httpx.TimeoutException as exc:
-            raise ProviderTimeout(f"no answer within {self._timeout[0]:g} s", self.name) from exc
-        except httpx.HTTPError as exc:
-            raise ProviderUnavailable(
-                f"cannot reach the API ({type(exc).__name__})", self.name
-            ) from exc
-        if response.status_code != 200:
-            raise self._error(response.status_code, _json_or_none(response))
-        body = _json_or_none(response)
-        if not isinstance(body, dict):
-            raise ProviderUnavailable("the API answered with something other than JSON", self.name)
-        results = []
-        for item in (body.get("organic") or [])[:count]:
-            url = str(item.get("link") or "")
-            if not url:
-                continue
-            results.append(
-                SearchResult(
-                    title=str(item.get("title") or ""),
-                    snippet=str(item.get("snippet") or ""),
-                    url=url,
-                )
-            )
-        return tuple(results)
+        body = exchange(
+            self.name,
+            "POST",
+            self._url,
+            json={"q": query, "num": count},
+            headers={"X-API-KEY": self._key, "Content-Type": "application/json"},
+            timeout=self._timeout,
+            on_error=self._error,
+        )
+        items = body.get("organic") or []
+        return read_results(items, count, title="title", snippet="snippet", url="link")
 
-    def _error(self, status: int, body: Any) -> ProviderError:
+    def _error(self, status: int, body: Any, headers: Any = None) -> ProviderError:
         message = str(body.get("message") or "") if isinstance(body, dict) else ""
         said = scrub(message or f"HTTP {status}", self._key)
         if status in (401, 403):
@@ -83,10 +59,3 @@ class SerperSearchProvider:
         if status >= 500:
             return ProviderUnavailable(f"server error {status} ({said})", self.name)
         return ProviderError(f"request rejected with {status} ({said})", self.name)
-
-
-def _json_or_none(response: Any) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
