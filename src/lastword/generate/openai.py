@@ -15,12 +15,9 @@ from lastword.errors import (
     MissingExtraError,
     ProviderAuthError,
     ProviderError,
-    ProviderRateLimited,
     ProviderRefused,
-    ProviderTimeout,
-    ProviderUnavailable,
 )
-from lastword.generate.api_errors import redact, retry_after_seconds
+from lastword.generate.api_errors import wrap_sdk_error
 from lastword.generate.pricing import estimate_cost_usd
 from lastword.generate.prompt import build_prompt, finish_draft
 from lastword.generate.protocol import Draft, GenerationRequest
@@ -132,38 +129,12 @@ class OpenAIGenerator:
         )
 
     def _wrap(self, exc: Exception) -> ProviderError:
-        sdk = self._sdk
-        # APITimeoutError is an APIConnectionError, so it is tested first.
-        if isinstance(exc, sdk.APITimeoutError):
-            return ProviderTimeout(f"no answer within {self._timeout_s:g} s", PROVIDER)
-        if isinstance(exc, sdk.APIConnectionError):
-            where = self._base_url or "the OpenAI API"
-            return ProviderUnavailable(f"cannot reach {where}", PROVIDER)
-        if not isinstance(exc, sdk.APIStatusError):
-            return ProviderError(redact(str(exc), self._key), PROVIDER)
-        status = exc.status_code
-        detail = redact(_error_message(exc), self._key)
-        if status in (401, 403):
-            # OpenAI's own text quotes part of the key; say only what to check.
-            return ProviderAuthError(
-                f"the API rejected the key in {KEY_VARIABLE} (HTTP {status})", PROVIDER
-            )
-        if status == 429:
-            return ProviderRateLimited(
-                f"rate limited (HTTP 429): {detail}",
-                PROVIDER,
-                retry_after=retry_after_seconds(exc.response.headers),
-            )
-        if status >= 500:
-            return ProviderUnavailable(f"HTTP {status}: {detail}", PROVIDER)
-        return ProviderError(f"HTTP {status}: {detail}", PROVIDER)
-
-
-def _error_message(exc: Any) -> str:
-    """The ``message`` of OpenAI's error body, else the SDK's summary."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-    return str(getattr(exc, "message", "") or exc)
+        return wrap_sdk_error(
+            self._sdk,
+            exc,
+            provider=PROVIDER,
+            key=self._key,
+            key_variable=KEY_VARIABLE,
+            timeout_s=self._timeout_s,
+            where=self._base_url or "the OpenAI API",
+        )
