@@ -50,6 +50,12 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=400, help="Total requests (bounded).")
     parser.add_argument("--warmup", type=int, default=16)
+    parser.add_argument(
+        "--repeat-questions",
+        action="store_true",
+        help="Send the same few questions again and again (the embedder's cache then answers "
+        "most of the work); by default every request's wording is new.",
+    )
     args = parser.parse_args()
     if not 1 <= args.clients <= 64 or not 1 <= args.requests <= 20_000:
         parser.error("clients 1-64, requests 1-20000")
@@ -92,6 +98,9 @@ def main() -> int:
             if client is None:
                 client = local.client = httpx.Client(timeout=120)
             question = QUESTIONS[i % len(QUESTIONS)]
+            if not args.repeat_questions:
+                # A new wording each time: the question is embedded afresh, as in real use.
+                question = f"{question} (case {i})"
             started = time.perf_counter()
             response = client.post(url, json={"question": question}, headers=headers)
             elapsed = time.perf_counter() - started
