@@ -33,6 +33,7 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.gate.lexical import terms
 from lastword.result import Passage
+from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
 
 FORMAT_VERSION = "1"
@@ -179,7 +180,7 @@ class LocalStore:
         """Temp files of a killed writer and matrices of older generations."""
         current = self._meta("generation")
         for path in self.directory.iterdir():
-            stale_tmp = path.name.startswith(".tmp-")
+            stale_tmp = path.name.startswith(TMP_PREFIX)
             derived = path.suffix in (".npy", ".json") and path.stem.startswith(
                 ("vectors-", "ids-", "lexicon-")
             )
@@ -320,27 +321,12 @@ class LocalStore:
         if vectors_path.exists() and ids_path.exists():
             return
         vectors, ids = self._read_vectors()
-        self._write_atomically(self._lexicon_path(generation), self._count_terms())
+        write_atomically(self._lexicon_path(generation), self._count_terms())
         for path, array in ((ids_path, ids), (vectors_path, vectors)):
-            self._write_atomically(path, array)
-        dir_fd = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+            write_atomically(path, array)
+        fsync_directory(self.directory)
         if self._lock_fd is not None:
             self._remove_stray_files()
-
-    def _write_atomically(self, path: Path, payload: np.ndarray | dict) -> None:
-        tmp = self.directory / f".tmp-{os.getpid()}-{path.name}"
-        with open(tmp, "wb") as handle:
-            if isinstance(payload, np.ndarray):
-                np.save(handle, payload)
-            else:
-                handle.write(json.dumps(payload, separators=(",", ":")).encode())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
 
     def _lexicon_path(self, generation: int) -> Path:
         return self.directory / f"lexicon-{generation}.json"
@@ -364,7 +350,7 @@ class LocalStore:
             data = self._count_terms()
             if os.access(self.directory, os.W_OK):
                 with contextlib.suppress(OSError):
-                    self._write_atomically(self._lexicon_path(generation), data)
+                    write_atomically(self._lexicon_path(generation), data)
         self._lexicon = (int(data["passages"]), data["terms"])
         self._lexicon_generation = generation
         return self._lexicon

@@ -1,0 +1,38 @@
+"""Durable file writes for the derived parts of an index (matrix, ids, lexicon).
+
+A derived file appears under its final name only through ``os.replace`` after an fsync, so a
+reader never sees half of one, and a killed writer leaves at most a ``.tmp-*`` file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+TMP_PREFIX = ".tmp-"
+
+
+def write_atomically(path: Path, payload: np.ndarray | dict[str, Any]) -> None:
+    """Write ``payload`` (.npy for an array, compact JSON for a dict) to ``path``, atomically."""
+    tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{path.name}"
+    with open(tmp, "wb") as handle:
+        if isinstance(payload, np.ndarray):
+            np.save(handle, payload)
+        else:
+            handle.write(json.dumps(payload, separators=(",", ":")).encode())
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make the renames inside ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
