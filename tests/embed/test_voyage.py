@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from lastword.embed.voyage import MAX_TOKENS_PER_REQUEST, VoyageEmbedder, parse_retry_after
+from lastword.embed.voyage import MAX_TOKENS_PER_REQUEST, VoyageEmbedder
 from lastword.errors import (
     InputError,
     MissingExtraError,
@@ -19,6 +19,7 @@ from lastword.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.retry_after import retry_after_seconds as parse_retry_after
 from tests.embed.conftest import VOYAGE_KEY, VOYAGE_UNLISTED_MODEL
 from tests.servers.base import LocalServer, Reply
 from tests.servers.voyage_api import VoyageAPI, rate_limited, voyage_error

@@ -25,6 +25,7 @@ from lastword.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.retry_after import retry_after_seconds
 
 if TYPE_CHECKING:
     from lastword.settings import EmbedSettings
@@ -172,7 +173,7 @@ class OpenAIEmbedder:
                 message = f"the key in {API_KEY_VARIABLE} was rejected"
             return ProviderAuthError(f"{message} (HTTP {status}): {detail}", PROVIDER)
         if isinstance(exc, sdk.RateLimitError):
-            retry_after = _retry_after(exc.response.headers)
+            retry_after = retry_after_seconds(exc.response.headers)
             return ProviderRateLimited(
                 f"rate limited (HTTP 429): {detail}", PROVIDER, retry_after=retry_after
             )
@@ -187,15 +188,3 @@ class OpenAIEmbedder:
 
     def _redact(self, text: str) -> str:
         return _KEY_LIKE.sub("sk-***", text.replace(self._key, "***"))
-
-
-def _retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return max(float(value) * scale, 0.0)
-        except ValueError:
-            continue
-    return None

@@ -8,13 +8,12 @@ per call) and this module retries 429, 5xx, timeouts and dropped connections its
 
 from __future__ import annotations
 
-import email.utils
 import os
 import random
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from lastword.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.retry_after import retry_after_seconds
 
 if TYPE_CHECKING:
     from lastword.settings import EmbedSettings
@@ -191,7 +191,7 @@ class VoyageEmbedder:
         """The lastword error for a ``voyageai`` error, and the Retry-After it carried."""
         errors = self._errors
         status = getattr(exc, "http_status", None)
-        retry_after = parse_retry_after(getattr(exc, "headers", None))
+        retry_after = retry_after_seconds(getattr(exc, "headers", None))
         detail = self._detail(exc)
         if isinstance(exc, errors.Timeout):
             return ProviderTimeout(f"no answer within {self._timeout_s:g} s", PROVIDER), None
@@ -213,21 +213,3 @@ class VoyageEmbedder:
         detail = body.get("detail") if isinstance(body, dict) else None
         text = str(detail) if detail else (getattr(exc, "user_message", None) or str(exc))
         return text.replace(self._key, "***")[:500]
-
-
-def parse_retry_after(headers: Mapping[str, Any] | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP date), or None."""
-    if not headers:
-        return None
-    value = headers.get("retry-after") or headers.get("Retry-After")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(str(value))
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)

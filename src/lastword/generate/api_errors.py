@@ -7,9 +7,6 @@ mapping serves both; each passes its own SDK module.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
 from types import ModuleType
 from typing import Any
 
@@ -20,6 +17,7 @@ from lastword.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.retry_after import retry_after_seconds
 
 
 def wrap_sdk_error(
@@ -66,31 +64,6 @@ def error_message(exc: Any) -> str:
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
     return str(getattr(exc, "message", "") or exc)
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds the API asked us to wait: ``retry-after-ms``, or ``retry-after`` as seconds or
-    an HTTP date. ``None`` when the API did not say or said something unreadable."""
-    if not headers:
-        return None
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(float(milliseconds) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
 
 
 def redact(text: str, secret: str | None) -> str:
