@@ -6,9 +6,13 @@ counts need the provider's tokenizer (a download), so the budget uses an upper b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
-from lastword.errors import InputError
+import numpy as np
+
+from lastword.embed.protocol import normalise
+from lastword.errors import InputError, ProviderError
 
 #: Start/end markers a tokenizer may add to every text.
 _SPECIAL_TOKENS_PER_TEXT = 2
@@ -61,3 +65,43 @@ def plan_batches(texts: Sequence[str], max_items: int, max_tokens: int) -> list[
     if start < len(texts):
         batches.append(range(start, len(texts)))
     return batches
+
+
+class LearnedDimension:
+    """A remote model's output dimension: known up front, or learned from its first response.
+
+    A response of another size later is an error: mixing dimensions would corrupt an index.
+    """
+
+    def __init__(self, provider: str, model: str, known: int | None = None) -> None:
+        self._provider = provider
+        self._model = model
+        self.value = known
+        self._lock = threading.Lock()
+
+    def record(self, dim: int) -> None:
+        with self._lock:
+            if self.value is None:
+                self.value = dim
+            elif dim != self.value:
+                raise ProviderError(
+                    f"{self._model} returned {dim}-d vectors, expected {self.value}-d",
+                    self._provider,
+                )
+
+
+def embed_in_batches(
+    texts: list[str],
+    max_texts: int,
+    max_tokens: int,
+    request: Callable[[list[str]], np.ndarray],
+    dimension: LearnedDimension,
+) -> np.ndarray:
+    """Rows for ``texts`` (in order, unit length), one ``request`` per planned batch."""
+    parts = [
+        request(texts[batch.start : batch.stop])
+        for batch in plan_batches(texts, max_texts, max_tokens)
+    ]
+    matrix = np.vstack(parts)
+    dimension.record(matrix.shape[1])
+    return normalise(matrix)

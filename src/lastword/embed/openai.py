@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastword.embed.batching import checked_texts, plan_batches
-from lastword.embed.protocol import EmbedderInfo, normalise
+from lastword.embed.batching import LearnedDimension, checked_texts, embed_in_batches
+from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import (
     MissingExtraError,
     ProviderAuthError,
@@ -87,8 +86,7 @@ class OpenAIEmbedder:
         self._dimensions = dimensions
         self._timeout_s = timeout_s
         self._batch_size = min(batch_size, MAX_INPUTS_PER_REQUEST)
-        self._dim: int | None = dimensions
-        self._dim_lock = threading.Lock()
+        self._dim = LearnedDimension(PROVIDER, model, dimensions)
 
     @classmethod
     def from_settings(cls, settings: EmbedSettings) -> OpenAIEmbedder:
@@ -106,11 +104,11 @@ class OpenAIEmbedder:
 
     @property
     def info(self) -> EmbedderInfo:
-        if self._dim is None:
+        if self._dim.value is None:
             # Compatible servers host arbitrary models: one tiny request tells the dimension.
-            self._record_dim(self._request([_PROBE_TEXT]).shape[1])
-        assert self._dim is not None
-        return EmbedderInfo(name=PROVIDER, model=self._model, dim=self._dim)
+            self._dim.record(self._request([_PROBE_TEXT]).shape[1])
+        assert self._dim.value is not None
+        return EmbedderInfo(name=PROVIDER, model=self._model, dim=self._dim.value)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts)
@@ -122,22 +120,9 @@ class OpenAIEmbedder:
         items = checked_texts(texts)
         if not items:
             return np.zeros((0, self.info.dim), dtype=np.float32)
-        parts = [
-            self._request(items[batch.start : batch.stop])
-            for batch in plan_batches(items, self._batch_size, self.max_tokens_per_request)
-        ]
-        matrix = np.vstack(parts)
-        self._record_dim(matrix.shape[1])
-        return normalise(matrix)
-
-    def _record_dim(self, dim: int) -> None:
-        with self._dim_lock:
-            if self._dim is None:
-                self._dim = dim
-            elif dim != self._dim:
-                raise ProviderError(
-                    f"{self._model} returned {dim}-d vectors, expected {self._dim}-d", PROVIDER
-                )
+        return embed_in_batches(
+            items, self._batch_size, self.max_tokens_per_request, self._request, self._dim
+        )
 
     def _request(self, texts: list[str]) -> np.ndarray:
         extra: dict[str, Any] = {}

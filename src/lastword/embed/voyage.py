@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import os
 import random
-import threading
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lastword.embed.batching import checked_texts, plan_batches
-from lastword.embed.protocol import EmbedderInfo, normalise
+from lastword.embed.batching import LearnedDimension, checked_texts, embed_in_batches
+from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import (
     MissingExtraError,
     ProviderAuthError,
@@ -98,8 +97,7 @@ class VoyageEmbedder:
         self._timeout_s = timeout_s
         self._max_retries = max_retries
         self._batch_size = min(batch_size, MAX_TEXTS_PER_REQUEST)
-        self._dim: int | None = KNOWN_DIMS.get(model)
-        self._dim_lock = threading.Lock()
+        self._dim = LearnedDimension(PROVIDER, model, KNOWN_DIMS.get(model))
 
     @classmethod
     def from_settings(cls, settings: EmbedSettings) -> VoyageEmbedder:
@@ -116,11 +114,11 @@ class VoyageEmbedder:
 
     @property
     def info(self) -> EmbedderInfo:
-        if self._dim is None:
+        if self._dim.value is None:
             # An unknown model: one tiny request tells its dimension, cached from then on.
-            self._record_dim(self._request([_PROBE_TEXT], "document").shape[1])
-        assert self._dim is not None
-        return EmbedderInfo(name=PROVIDER, model=self._model, dim=self._dim)
+            self._dim.record(self._request([_PROBE_TEXT], "document").shape[1])
+        assert self._dim.value is not None
+        return EmbedderInfo(name=PROVIDER, model=self._model, dim=self._dim.value)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, "document")
@@ -132,22 +130,13 @@ class VoyageEmbedder:
         items = checked_texts(texts)
         if not items:
             return np.zeros((0, self.info.dim), dtype=np.float32)
-        parts = [
-            self._request(items[batch.start : batch.stop], input_type)
-            for batch in plan_batches(items, self._batch_size, self.max_tokens_per_request)
-        ]
-        matrix = np.vstack(parts)
-        self._record_dim(matrix.shape[1])
-        return normalise(matrix)
-
-    def _record_dim(self, dim: int) -> None:
-        with self._dim_lock:
-            if self._dim is None:
-                self._dim = dim
-            elif dim != self._dim:
-                raise ProviderError(
-                    f"{self._model} returned {dim}-d vectors, expected {self._dim}-d", PROVIDER
-                )
+        return embed_in_batches(
+            items,
+            self._batch_size,
+            self.max_tokens_per_request,
+            lambda batch: self._request(batch, input_type),
+            self._dim,
+        )
 
     def _request(self, texts: list[str], input_type: str) -> np.ndarray:
         """One API call for ``texts``, retried on 429/5xx/timeouts; rows in input order."""
