@@ -208,22 +208,12 @@ class Pipeline:
         try:
             generator = self.generator
             draft = generator.generate(request)
-        except ProviderRefused as exc:
-            timings["generate"] = (time.perf_counter() - generate_started) * 1000
-            return base.model_copy(
-                update={
-                    "status": Status.BLOCKED,
-                    "decided_by": Mechanism.UPSTREAM,
-                    "error": f"{exc.kind}: {exc}",
-                    "generator": self.generator_name,
-                    "timings_ms": timings,
-                }
-            )
         except ProviderError as exc:
+            # The provider declining the content is "blocked"; anything else broke: "failed".
             timings["generate"] = (time.perf_counter() - generate_started) * 1000
             return base.model_copy(
                 update={
-                    "status": Status.FAILED,
+                    "status": Status.BLOCKED if isinstance(exc, ProviderRefused) else Status.FAILED,
                     "decided_by": Mechanism.UPSTREAM,
                     "error": f"{exc.kind}: {exc}",
                     "generator": self.generator_name,
