@@ -2,11 +2,14 @@
 
 Every PubMedQA question is asked twice over one index of all 1,000 abstracts: with its own
 abstract (answerable) and with it excluded from retrieval (unanswerable: same question, its
-evidence gone). Two gates are compared side by side:
+evidence gone). Gates are compared side by side:
 
 - cosine:   the top cosine score alone;
-- combined: a logistic model of top cosine, margin (top minus 8th) and the lexical coverage of
-            the top document, fitted on the dev half only.
+- each other signal alone (margin, coverage, maxsim), as a logistic model of it and the top score;
+- the previous shipped gate (top, margin, coverage) and the full one (plus maxsim), and the full
+  one with each signal left out, so what each signal adds can be read off;
+
+every model fitted on the dev half only.
 
 Thresholds are chosen on the dev half (weak: false accepts <= --weak-far; strong: <= --strong-far)
 and the test half is scored at them, untouched by any choice.
@@ -35,22 +38,39 @@ from lastword.evaluate.metrics import (
     zero_false_accept_threshold,
 )
 from lastword.gate.fit import fit_gate_model
-from lastword.gate.signals import combined_score
+from lastword.gate.signals import FEATURES, combined_score
 from lastword.ingest import ingest_paths
 from lastword.pipeline import Pipeline
-from lastword.settings import IngestSettings, load_settings
+from lastword.settings import GateModel, IngestSettings, Settings, Thresholds, load_settings
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
-def signals(pipeline: Pipeline, questions: list[tuple[str, str]]) -> list[tuple[tuple, bool]]:
-    """((top, margin, coverage), answerable) for each question, with and without its paper."""
+def probing(settings: Settings) -> Settings:
+    """The settings with a MiniLM gate model that weighs every signal, so every one is computed."""
+    probe = GateModel(intercept=0.0, **{name: 1.0 for name in FEATURES})
+    thresholds = {
+        **settings.gate.thresholds,
+        "minilm": Thresholds(strong=1.0, weak=0.0, model=probe),
+    }
+    gate = settings.gate.model_copy(update={"thresholds": thresholds})
+    return settings.model_copy(update={"gate": gate})
+
+
+def signals(pipeline: Pipeline, questions: list[tuple[str, str]]) -> list[tuple[dict, bool]]:
+    """({signal: value}, answerable) for each question, with and without its paper."""
     rows = []
     for pmid, question in questions:
         for ablated in (False, True):
             gate = pipeline.inspect(question, exclude_doc_ids={pmid} if ablated else ()).gate
-            rows.append(((gate.top_score, gate.margin or 0.0, gate.coverage or 0.0), not ablated))
+            values = {
+                "top": gate.top_score,
+                "margin": gate.margin or 0.0,
+                "coverage": gate.coverage or 0.0,
+                "maxsim": gate.maxsim or 0.0,
+            }
+            rows.append((values, not ablated))
     return rows
 
 
@@ -60,7 +80,7 @@ def report(name: str, split: str, pos: list, neg: list, weak: float, strong: flo
     far = wilson_interval(accepted, len(neg))
     zero = zero_false_accept_threshold(pos, neg)
     print(
-        f"{name:9}{split:6}AUC {auc.describe()}  "
+        f"{name:15}{split:6}AUC {auc.describe()}  "
         f"weak {weak:.3f}: FAR {far.describe(percent=True)} kept {kept_share(pos, weak):.1%}  "
         f"strong {strong:.3f}: FAR {false_accept_rate(neg, strong):.1%} "
         f"kept {kept_share(pos, strong):.1%}  zero-FA {zero:.3f} keeps {kept_share(pos, zero):.1%}"
@@ -88,18 +108,30 @@ def main() -> int:
             index = Path(scratch) / "index"
             ingest_paths([corpus], index, MiniLMEmbedder(), IngestSettings())
         started = time.perf_counter()
-        with Pipeline.open(load_settings(), index) as pipeline:
+        with Pipeline.open(probing(load_settings()), index) as pipeline:
             dev_rows, test_rows = signals(pipeline, dev), signals(pipeline, test)
         seconds = time.perf_counter() - started
+    print(f"{len(dev_rows) + len(test_rows)} retrievals with every signal in {seconds:.1f}s")
 
-    model = fit_gate_model([s for s, _ in dev_rows], [a for _, a in dev_rows])
-    print(f"{len(dev_rows) + len(test_rows)} retrievals in {seconds:.1f}s")
-    print(f"combined model fitted on dev: {model.model_dump()}")
-    scorers = {
-        "cosine": lambda s: s[0],
-        "combined": lambda s: combined_score(model, *s),
+    gates: dict[str, tuple[str, ...]] = {
+        "cosine": ("top",),
+        **{f"top+{name}": ("top", name) for name in FEATURES[1:]},
+        "previous": ("top", "margin", "coverage"),
+        **{f"all-{name}": tuple(f for f in FEATURES if f != name) for name in FEATURES},
+        "combined": FEATURES,
     }
-    for name, score in scorers.items():
+    for name, features in gates.items():
+        if features == ("top",):
+            score = lambda s: s["top"]  # noqa: E731  # the raw cosine, as shipped without a model
+        else:
+            model = fit_gate_model(
+                [[s[f] for f in features] for s, _ in dev_rows],
+                [a for _, a in dev_rows],
+                features,
+            )
+            score = lambda s, model=model: combined_score(model, s)  # noqa: E731
+            if name == "combined":
+                print(f"combined model fitted on dev: {model.model_dump()}")
         dev_pos = [score(s) for s, a in dev_rows if a]
         dev_neg = [score(s) for s, a in dev_rows if not a]
         weak = threshold_for_false_accept_rate(dev_pos, dev_neg, args.weak_far)
@@ -112,7 +144,7 @@ def main() -> int:
         test_neg = [score(s) for s, a in test_rows if not a]
         at_2 = threshold_for_false_accept_rate(test_pos, test_neg, 0.02)
         oracle = kept_share(test_pos, at_2)
-        print(f"{name:9}test  (oracle, for reference) kept at FAR<=2%: {oracle:.1%}")
+        print(f"{name:15}test  (oracle, for reference) kept at FAR<=2%: {oracle:.1%}")
     return 0
 
 

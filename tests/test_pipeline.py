@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from lastword.errors import InputError, ProviderRefused, ProviderTimeout
+from lastword.errors import ConfigError, InputError, ProviderRefused, ProviderTimeout
+from lastword.gate import band_for
+from lastword.gate.signals import combined_score
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.pipeline import Pipeline
 from lastword.result import Band, Mechanism, Status
-from lastword.settings import ScopeSettings, load_settings
+from lastword.settings import GateModel, ScopeSettings, Thresholds, load_settings
+from lastword.store.local import LocalStore
 
 ANSWERABLE = "How much did vitamin D change lumbar spine bone density in older adults?"
 OFF_DOMAIN = "Who won the 1998 Eurovision Song Contest?"
@@ -139,3 +142,52 @@ def test_bad_questions(settings, demo_index):
             pipeline.ask(" \n ")
         with pytest.raises(InputError, match="limit"):
             pipeline.ask("why " * 1000)
+
+
+def with_minilm_gate(settings, model: GateModel):
+    thresholds = {
+        **settings.gate.thresholds,
+        "minilm": Thresholds(strong=0.9, weak=0.5, model=model),
+    }
+    return settings.model_copy(
+        update={"gate": settings.gate.model_copy(update={"thresholds": thresholds})}
+    )
+
+
+def test_the_gate_score_is_the_model_over_the_recorded_signals(settings, demo_index):
+    model = GateModel(intercept=-6.0, top=-1.0, margin=19.0, coverage=5.0, maxsim=8.0)
+    with open_with(with_minilm_gate(settings, model), demo_index, Scripted("x")) as pipeline:
+        result = pipeline.inspect(ANSWERABLE)
+        off_domain = pipeline.inspect(OFF_DOMAIN)
+    gate = result.gate
+    assert 0.5 < gate.maxsim <= 1.0 and gate.maxsim > off_domain.gate.maxsim
+    features = {"top": gate.top_score, "margin": gate.margin, "coverage": gate.coverage}
+    expected = combined_score(model, {**features, "maxsim": gate.maxsim})
+    assert gate.score == pytest.approx(expected, abs=1e-5) and gate.signal == "combined"
+    assert result.band is band_for(gate.score, pipeline.thresholds)
+
+
+class SentenceVectorsOnly:
+    """An embedder with no token vectors, as every API embedder is."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.info = inner.info
+
+    def embed_documents(self, texts):
+        return self.inner.embed_documents(texts)
+
+    def embed_queries(self, texts):
+        return self.inner.embed_queries(texts)
+
+
+def test_a_gate_model_needing_token_vectors_is_refused_at_start_for_other_embedders(
+    settings, demo_index, minilm
+):
+    with_tokens = with_minilm_gate(settings, GateModel(intercept=0.0, top=1.0, maxsim=1.0))
+    with LocalStore.open(demo_index) as store:
+        with pytest.raises(ConfigError, match="no token vectors"):
+            Pipeline(with_tokens, store, SentenceVectorsOnly(minilm))
+        without = with_minilm_gate(settings, GateModel(intercept=0.0, top=1.0, margin=1.0))
+        result = Pipeline(without, store, SentenceVectorsOnly(minilm)).inspect(ANSWERABLE)
+        assert result.gate.maxsim is None and result.gate.signal == "combined"

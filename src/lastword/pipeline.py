@@ -10,14 +10,16 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-from lastword.embed import Embedder, make_embedder
+from lastword.embed import Embedder, TokenEmbedder, make_embedder
 from lastword.errors import (
+    ConfigError,
     IndexMismatchError,
     InputError,
     ProviderError,
     ProviderRefused,
 )
 from lastword.gate import DEPTH, band_for, gate_signals, scope_refusal
+from lastword.gate.late_interaction import maxsim
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal
@@ -78,6 +80,29 @@ class Pipeline:
         self._generator: Generator | None = None if isinstance(generator, str) else generator
         self.index_info = store.info()
         self.thresholds: Thresholds = settings.thresholds_for(self.index_info.embedder.name)
+        self._token_embedder = self._token_embedder_for_gate()
+
+    def _token_embedder_for_gate(self) -> TokenEmbedder | None:
+        """The embedder, when the gate model weighs the token-level signal; else None."""
+        model = self.thresholds.model
+        if model is None or "maxsim" not in model.weighed():
+            return None
+        if not isinstance(self.embedder, TokenEmbedder):
+            name = self.index_info.embedder.name
+            raise ConfigError(
+                f"gate.thresholds.{name}.model weighs 'maxsim', but the {name} embedder has no "
+                "token vectors; set that weight to 0 (and recalibrate) or use a local embedder"
+            )
+        return self.embedder
+
+    def _maxsim(self, question: str, passages: tuple[RetrievedPassage, ...]) -> float | None:
+        if self._token_embedder is None or not passages:
+            return None
+        # The top document's passages among those the gate looks at: usually one to three.
+        top_doc = passages[0].doc_id
+        texts = [p.text for p in passages[:DEPTH] if p.doc_id == top_doc]
+        vectors = self._token_embedder.embed_tokens([question, *texts])
+        return maxsim(vectors[0], vectors[1:])
 
     @classmethod
     def open(
@@ -131,7 +156,12 @@ class Pipeline:
         signals_started = time.perf_counter()
         top_text = self.store.document_text(found.passages[0].doc_id) if found.passages else ""
         signals = gate_signals(
-            question, found.passages, self.thresholds, self.store.lexicon(), top_text
+            question,
+            found.passages,
+            self.thresholds,
+            self.store.lexicon(),
+            top_text,
+            maxsim=self._maxsim(question, found.passages),
         )
         gate_ms = (time.perf_counter() - signals_started) * 1000
         return Result(

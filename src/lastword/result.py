@@ -114,6 +114,11 @@ class GateSignals(Frozen):
     coverage: float | None = Field(
         None, description="IDF-weighted share of the question's terms in the top document."
     )
+    maxsim: float | None = Field(
+        None,
+        description="Mean best token cosine of the question's words in the top document's "
+        "passages (only when the gate model uses it).",
+    )
     score: float = Field(
         None,  # type: ignore[assignment]  # filled from top_score below when absent
         description="The gate score the band is read from (the top score unless combined).",

@@ -162,6 +162,9 @@ class BrokenEmbedder:
     def embed_queries(self, texts):
         raise RuntimeError("model runtime crashed")
 
+    def embed_tokens(self, texts):
+        raise RuntimeError("model runtime crashed")
+
 
 def test_each_of_the_six_failures_has_its_own_line(
     open_assistant, brave, openai_api, make_settings, pubmed_index, minilm

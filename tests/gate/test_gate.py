@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from lastword.gate import band_for, gate_signals, scope_refusal
+from lastword.gate.fit import fit_gate_model
 from lastword.gate.lexical import coverage, idf, terms
 from lastword.gate.scope import find_term
 from lastword.gate.signals import combined_score
@@ -87,7 +89,8 @@ def test_cosine_signal_without_a_model():
 def test_combined_signal_is_the_logistic_model():
     model = GateModel(intercept=-1.0, top=2.0, margin=3.0, coverage=4.0)
     expected = 1 / (1 + math.exp(-(-1.0 + 2.0 * 0.8 + 3.0 * 0.3 + 4.0 * 1.0)))
-    assert combined_score(model, 0.8, 0.3, 1.0) == pytest.approx(expected)
+    features = {"top": 0.8, "margin": 0.3, "coverage": 1.0}
+    assert combined_score(model, features) == pytest.approx(expected)
     signals = gate_signals(
         "statin",
         [passage(i + 1, s) for i, s in enumerate([0.8, 0.7, 0.6, 0.5])],
@@ -97,3 +100,35 @@ def test_combined_signal_is_the_logistic_model():
     )
     assert signals.signal == "combined" and signals.coverage == 1.0
     assert signals.score == pytest.approx(expected, abs=1e-6)
+
+
+def test_fit_recovers_a_known_logistic_model():
+    """Labels drawn from a known model over two signals: the fit finds its weights again."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, size=(20_000, 2))
+    truth = -4.0 + 3.0 * x[:, 0] + 5.0 * x[:, 1]
+    labels = rng.uniform(size=len(x)) < 1 / (1 + np.exp(-truth))
+    model = fit_gate_model(x, labels, features=("top", "maxsim"))
+    assert model.intercept == pytest.approx(-4.0, abs=0.3)
+    assert model.top == pytest.approx(3.0, abs=0.3)
+    assert model.maxsim == pytest.approx(5.0, abs=0.3)
+    assert model.margin == model.coverage == 0.0 and model.weighed() == ("top", "maxsim")
+
+
+def test_fit_refuses_unknown_signals_and_one_sided_labels():
+    with pytest.raises(ValueError, match="unknown gate signals"):
+        fit_gate_model([[0.1], [0.9]], [False, True], features=("bm25",))
+    with pytest.raises(ValueError, match="both"):
+        fit_gate_model([[0.1], [0.9]], [True, True], features=("top",))
+
+
+def test_a_model_that_weighs_maxsim_needs_the_signal():
+    model = GateModel(intercept=0.0, top=1.0, maxsim=2.0)
+    found = [passage(1, 0.8), passage(2, 0.5)]
+    with pytest.raises(ValueError, match="maxsim"):
+        gate_signals("statin", found, Thresholds(strong=0.9, weak=0.5, model=model), (1, {}), "")
+    signals = gate_signals(
+        "statin", found, Thresholds(strong=0.9, weak=0.5, model=model), (1, {}), "", maxsim=0.5
+    )
+    assert signals.maxsim == 0.5
+    assert signals.score == pytest.approx(1 / (1 + math.exp(-(0.8 + 1.0))), abs=1e-6)

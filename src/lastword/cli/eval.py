@@ -151,7 +151,7 @@ def calibrate_command(
         str,
         typer.Option(
             help="Score column inside each result: gate.score (what the gate reads), "
-            "top_score, gate.margin, gate.coverage."
+            "top_score, gate.margin, gate.coverage, gate.maxsim."
         ),
     ] = "gate.score",
     negatives: Annotated[

@@ -44,9 +44,10 @@ def band_line(result: Result) -> Text:
         line.append(f" {result.band.value} ", style=BAND_STYLE[result.band] + " reverse")
     gate = result.gate
     if gate is not None and gate.signal == "combined":
+        token_match = "" if gate.maxsim is None else f", token match {gate.maxsim:.2f}"
         line.append(
             f"  gate score {gate.score:.3f} (top cosine {gate.top_score:.3f}, "
-            f"margin {gate.margin or 0:.3f}, term coverage {gate.coverage or 0:.2f})"
+            f"margin {gate.margin or 0:.3f}, term coverage {gate.coverage or 0:.2f}{token_match})"
         )
     elif result.top_score is not None:
         line.append(f"  top score {result.top_score:.3f}")

@@ -4,7 +4,14 @@ Providers live one per module (``embed/minilm.py`` -> ``MiniLMEmbedder``) behind
 ``Embedder`` protocol; ``make_embedder`` picks one by name from settings.
 """
 
-from lastword.embed.protocol import Embedder, EmbedderInfo
+from lastword.embed.protocol import Embedder, EmbedderInfo, TokenEmbedder, TokenVectors
 from lastword.embed.registry import EMBEDDERS, make_embedder
 
-__all__ = ["EMBEDDERS", "Embedder", "EmbedderInfo", "make_embedder"]
+__all__ = [
+    "EMBEDDERS",
+    "Embedder",
+    "EmbedderInfo",
+    "TokenEmbedder",
+    "TokenVectors",
+    "make_embedder",
+]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from lastword.embed.batching import checked_texts
-from lastword.embed.protocol import EmbedderInfo, normalise
+from lastword.embed.protocol import EmbedderInfo, TokenVectors, normalise
 from lastword.errors import MissingExtraError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -55,12 +55,17 @@ class MiniLMEmbedder:
     verifier, and a server sees the same passages over and over.
     """
 
-    def __init__(self, batch_size: int = 32, cache_size: int = 20_000) -> None:
+    def __init__(
+        self, batch_size: int = 32, cache_size: int = 20_000, token_cache_size: int = 512
+    ) -> None:
         self._batch_size = batch_size
         self._info = EmbedderInfo(name="minilm", model=MODEL_NAME, dim=DIM)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
+        # Token vectors are ~100x a sentence vector, so far fewer are kept; float16 halves them.
+        self._token_cache: OrderedDict[str, TokenVectors] = OrderedDict()
+        self._token_cache_size = token_cache_size
 
     @property
     def info(self) -> EmbedderInfo:
@@ -98,3 +103,45 @@ class MiniLMEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts)
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Contextual vectors of each text's word pieces, from the same forward pass as a
+        sentence embedding but before mean pooling."""
+        texts = checked_texts(texts)
+        with self._cache_lock:
+            known = {t: self._token_cache[t] for t in texts if t in self._token_cache}
+            for text in known:
+                self._token_cache.move_to_end(text)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            fresh = dict(zip(missing, _token_vectors(missing, self._batch_size), strict=True))
+            known.update(fresh)
+            with self._cache_lock:
+                self._token_cache.update(fresh)
+                while len(self._token_cache) > self._token_cache_size:
+                    self._token_cache.popitem(last=False)
+        return [TokenVectors(known[t].tokens, known[t].vectors.astype(np.float32)) for t in texts]
+
+
+def _token_vectors(texts: list[str], batch_size: int) -> list[TokenVectors]:
+    model = _load_model()
+    tokenizer = model.tokenizer
+    special = set(tokenizer.all_special_ids)
+    outputs = model.encode(
+        texts,
+        batch_size=batch_size,
+        output_value="token_embeddings",
+        convert_to_numpy=False,
+        show_progress_bar=False,
+    )
+    result = []
+    for text, output in zip(texts, outputs, strict=True):
+        ids = tokenizer(text, truncation=True, max_length=model.max_seq_length)["input_ids"]
+        vectors = output.float().numpy()
+        # sentence-transformers trims padding, so rows and ids line up one to one
+        n = min(len(ids), len(vectors))
+        keep = [i for i in range(n) if ids[i] not in special]
+        tokens = tuple(tokenizer.convert_ids_to_tokens([ids[i] for i in keep]))
+        kept = normalise(vectors[keep]) if keep else np.zeros((0, DIM), dtype=np.float32)
+        result.append(TokenVectors(tokens=tokens, vectors=kept.astype(np.float16)))
+    return result

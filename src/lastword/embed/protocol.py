@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -36,6 +37,28 @@ class Embedder(Protocol):
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Shape (len(texts), dim). Used for questions (some models embed them differently)."""
         ...
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """One text's contextual token embeddings: ``vectors[i]`` (unit length) is ``tokens[i]``.
+
+    Special tokens ([CLS], [SEP], padding) are left out; a text longer than the model's window
+    is cut where the model cuts it.
+    """
+
+    tokens: tuple[str, ...]
+    vectors: np.ndarray  # shape (len(tokens), dim), float32
+
+
+@runtime_checkable
+class TokenEmbedder(Protocol):
+    """An embedder that can also return per-token vectors (local models only; APIs cannot).
+
+    The retrieval gate uses them for a late-interaction signal (``gate/late_interaction.py``).
+    """
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]: ...
 
 
 def normalise(matrix: np.ndarray) -> np.ndarray:

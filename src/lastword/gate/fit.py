@@ -10,24 +10,29 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lastword.settings import GateModel
-
-FEATURES = ("top", "margin", "coverage")
+from lastword.settings import GATE_FEATURES, GateModel
 
 
 def fit_gate_model(
-    signals: Sequence[tuple[float, float, float]], answerable: Sequence[bool], ridge: float = 1e-3
+    signals: Sequence[Sequence[float]],
+    answerable: Sequence[bool],
+    features: Sequence[str] = GATE_FEATURES,
+    ridge: float = 1e-3,
 ) -> GateModel:
+    """Weights for ``features`` (columns of ``signals``, in that order); the rest weigh 0."""
+    unknown = set(features) - set(GATE_FEATURES)
+    if unknown:
+        raise ValueError(f"unknown gate signals {sorted(unknown)}; known: {GATE_FEATURES}")
     x = np.asarray(signals, dtype=np.float64)
     y = np.asarray(answerable, dtype=np.float64)
-    if x.ndim != 2 or x.shape[1] != len(FEATURES) or len(x) != len(y):
-        raise ValueError(f"need rows of {FEATURES} and one label per row")
+    if x.ndim != 2 or x.shape[1] != len(features) or len(x) != len(y):
+        raise ValueError(f"need rows of {tuple(features)} and one label per row")
     if y.min() == y.max():
         raise ValueError("need both answerable and unanswerable examples")
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     design = np.c_[np.ones(len(x)), (x - mean) / scale]
-    penalty = ridge * np.diag([0.0, *([1.0] * len(FEATURES))])
+    penalty = ridge * np.diag([0.0, *([1.0] * len(features))])
     w = np.zeros(design.shape[1])
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-design @ w))
@@ -41,5 +46,5 @@ def fit_gate_model(
     intercept = float(w[0] - np.sum(w[1:] * mean / scale))
     return GateModel(
         intercept=round(intercept, 4),
-        **{name: round(float(value), 4) for name, value in zip(FEATURES, raw, strict=True)},
+        **{name: round(float(value), 4) for name, value in zip(features, raw, strict=True)},
     )
