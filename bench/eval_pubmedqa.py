@@ -5,9 +5,10 @@ Builds the corpus (all 1,000 abstracts) and the eval set of one split (default: 
 items), ingests it into a temporary index with MiniLM, runs every item through
 ``Pipeline.ask`` with the extractive generator, and prints: ROC AUC of the top score with a
 bootstrap interval, false-accept rate and answered share at the shipped thresholds (on the
-gate score, which is what the gate reads), the
-zero-false-accept point, a threshold for a 5% and a 2% false-accept rate, phantoms (must be 0)
-and the mean time per question. The same figures follow for ``gate.margin`` when results carry it.
+gate score, which is what the gate reads), the zero-false-accept point, a threshold for a 5%
+and a 2% false-accept rate, phantoms (must be 0) and the mean time per question. The same
+figures follow for each recorded signal (``top_score``, ``gate.margin``, ``gate.coverage``,
+``gate.maxsim``).
 
     .venv/bin/python bench/eval_pubmedqa.py [--split test] [--out results.json] [--report DIR]
         [--index DIR] [--limit N]
@@ -160,7 +161,7 @@ def main() -> int:
             f"{run['index']['passages']} passages; wall {wall:.0f}s"
         )
         print_outcomes(document)
-        for column in (SHIPPED_COLUMN, "top_score", "gate.margin", "gate.coverage"):
+        for column in (SHIPPED_COLUMN, "top_score", "gate.margin", "gate.coverage", "gate.maxsim"):
             print_calibration(document, column)
         if args.report:
             from lastword.evaluate.report import build_report

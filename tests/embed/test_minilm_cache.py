@@ -21,3 +21,15 @@ def test_cached_vectors_equal_fresh_ones_and_the_cache_is_bounded():
     assert len(cached._cache) == 2 and TEXTS[0] not in cached._cache  # least recent evicted
     again[0, 0] = 42.0  # callers get copies: the cache cannot be corrupted through them
     assert cached.embed_queries([TEXTS[1]])[0, 0] != 42.0
+
+
+def test_a_question_is_encoded_once_for_its_vector_and_its_token_vectors():
+    """embed_queries makes the token vectors the gate reads next in the same forward pass."""
+    embedder = MiniLMEmbedder()
+    question = "Do statins cause muscle pain in older adults?"
+    as_query = embedder.embed_queries([question])[0]
+    as_document = MiniLMEmbedder().embed_documents([question])[0]
+    assert np.allclose(as_query, as_document, atol=1e-5)  # the same vector either way
+    assert question in embedder._token_cache  # ...and the gate's token vectors are ready
+    tokens = embedder.embed_tokens([question])[0]
+    assert len(tokens.tokens) == len(tokens.vectors) > 5

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from lastword.cli.app import state
 from lastword.cli.eval import eval_app
 from lastword.demo import DEMO_OUT_OF_SCOPE
+from lastword.settings import MINILM_GATE_MODEL, load_settings
 
 DEMO_SET = Path(str(resources.files("lastword") / "data" / "evalsets" / "demo.yaml"))
 
@@ -92,6 +93,10 @@ def test_run_report_calibrate_write(cli, demo_index: Path, tmp_path: Path) -> No
     minilm = data["gate"]["thresholds"]["minilm"]
     assert minilm["weak"] <= minilm["strong"]
     assert "results.json" in minilm["evidence"]
+    # the gate model travels with the thresholds measured on its score, every weight included
+    assert minilm["model"] == MINILM_GATE_MODEL.model_dump()
+    reloaded = load_settings(cli.config).thresholds_for("minilm")
+    assert reloaded.model == MINILM_GATE_MODEL and reloaded.weak == pytest.approx(minilm["weak"])
 
 
 def test_dataset_command(cli, datasets_dir: Path, tmp_path: Path) -> None:

@@ -71,7 +71,16 @@ class MiniLMEmbedder:
     def info(self) -> EmbedderInfo:
         return self._info
 
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+    def _remember(self, sentences: dict[str, np.ndarray], tokens: dict[str, TokenVectors]) -> None:
+        with self._cache_lock:
+            self._cache.update(sentences)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+            self._token_cache.update(tokens)
+            while len(self._token_cache) > self._token_cache_size:
+                self._token_cache.popitem(last=False)
+
+    def _encode(self, texts: Sequence[str], with_tokens: bool = False) -> np.ndarray:
         texts = checked_texts(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
@@ -80,7 +89,12 @@ class MiniLMEmbedder:
             for text in known:
                 self._cache.move_to_end(text)
         missing = list(dict.fromkeys(t for t in texts if t not in known))
-        if missing:
+        if missing and with_tokens:
+            # A question's token vectors are wanted by the gate next: one forward pass for both.
+            sentences, tokens = _sentence_and_token_vectors(missing, self._batch_size)
+            known.update(sentences)
+            self._remember(sentences, tokens)
+        elif missing:
             encoded = normalise(
                 _load_model().encode(
                     missing,
@@ -90,23 +104,20 @@ class MiniLMEmbedder:
                     show_progress_bar=False,
                 )
             )
-            fresh = dict(zip(missing, encoded, strict=True))
-            known.update(fresh)
-            with self._cache_lock:
-                self._cache.update(fresh)
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+            sentences = dict(zip(missing, encoded, strict=True))
+            known.update(sentences)
+            self._remember(sentences, {})
         return np.ascontiguousarray(np.stack([known[t] for t in texts]), dtype=np.float32)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts)
+        return self._encode(texts, with_tokens=True)
 
     def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
-        """Contextual vectors of each text's word pieces, from the same forward pass as a
-        sentence embedding but before mean pooling."""
+        """Contextual vectors of each text's word pieces: the forward pass that makes a sentence
+        embedding, stopped before mean pooling."""
         texts = checked_texts(texts)
         with self._cache_lock:
             known = {t: self._token_cache[t] for t in texts if t in self._token_cache}
@@ -114,34 +125,43 @@ class MiniLMEmbedder:
                 self._token_cache.move_to_end(text)
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
-            fresh = dict(zip(missing, _token_vectors(missing, self._batch_size), strict=True))
-            known.update(fresh)
-            with self._cache_lock:
-                self._token_cache.update(fresh)
-                while len(self._token_cache) > self._token_cache_size:
-                    self._token_cache.popitem(last=False)
+            sentences, tokens = _sentence_and_token_vectors(missing, self._batch_size)
+            known.update(tokens)
+            self._remember(sentences, tokens)
+        # Copies in float32: the cache keeps float16, and callers must not be able to alter it.
         return [TokenVectors(known[t].tokens, known[t].vectors.astype(np.float32)) for t in texts]
 
 
-def _token_vectors(texts: list[str], batch_size: int) -> list[TokenVectors]:
+def _sentence_and_token_vectors(
+    texts: list[str], batch_size: int
+) -> tuple[dict[str, np.ndarray], dict[str, TokenVectors]]:
+    """One forward pass: each text's unit sentence vector and its unit word-piece vectors
+    (special tokens and padding left out)."""
     model = _load_model()
     tokenizer = model.tokenizer
     special = set(tokenizer.all_special_ids)
     outputs = model.encode(
         texts,
         batch_size=batch_size,
-        output_value="token_embeddings",
+        output_value=None,
         convert_to_numpy=False,
+        normalize_embeddings=True,
         show_progress_bar=False,
     )
-    result = []
+    sentences: dict[str, np.ndarray] = {}
+    tokens: dict[str, TokenVectors] = {}
     for text, output in zip(texts, outputs, strict=True):
-        ids = tokenizer(text, truncation=True, max_length=model.max_seq_length)["input_ids"]
-        vectors = output.float().numpy()
-        # sentence-transformers trims padding, so rows and ids line up one to one
-        n = min(len(ids), len(vectors))
-        keep = [i for i in range(n) if ids[i] not in special]
-        tokens = tuple(tokenizer.convert_ids_to_tokens([ids[i] for i in keep]))
-        kept = normalise(vectors[keep]) if keep else np.zeros((0, DIM), dtype=np.float32)
-        result.append(TokenVectors(tokens=tokens, vectors=kept.astype(np.float16)))
-    return result
+        sentences[text] = normalise(output["sentence_embedding"].float().numpy()[None, :])[0]
+        ids = output["input_ids"].tolist()
+        mask = output["attention_mask"].tolist()
+        keep = [
+            i
+            for i, (token, on) in enumerate(zip(ids, mask, strict=True))
+            if on and token not in special
+        ]
+        vectors = output["token_embeddings"].float().numpy()[keep]
+        tokens[text] = TokenVectors(
+            tokens=tuple(tokenizer.convert_ids_to_tokens([ids[i] for i in keep])),
+            vectors=(normalise(vectors) if keep else np.zeros((0, DIM))).astype(np.float16),
+        )
+    return sentences, tokens
