@@ -125,7 +125,9 @@ def test_the_whole_site_in_a_browser(site, browser, tmp_path):
     page.goto("/inspect?q=Does+aerobic+exercise+improve+sleep+in+insomnia%3F&k=5")
     expect(page.locator(".passage")).to_have_count(5)
     expect(page.locator(".scorebar [data-threshold]")).to_have_count(2)
-    expect(page.locator(".badge[data-band]")).to_be_visible()
+    # The badge shows the score the band was read from (the gate score), like the bar does.
+    gate_score = page.locator(".mark-top span").inner_text().removeprefix("gate score ")
+    expect(page.locator(".badge[data-band]")).to_have_text(f"strong · {gate_score}")
     shot(page, "05-inspector")
     page.set_viewport_size(PHONE)
     shot(page, "05-inspector-phone")
