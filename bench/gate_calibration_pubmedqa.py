@@ -38,10 +38,17 @@ from lastword.evaluate.metrics import (
     zero_false_accept_threshold,
 )
 from lastword.gate.fit import fit_gate_model
-from lastword.gate.signals import FEATURES, combined_score
+from lastword.gate.signals import combined_score
 from lastword.ingest import ingest_paths
 from lastword.pipeline import Pipeline
-from lastword.settings import GateModel, IngestSettings, Settings, Thresholds, load_settings
+from lastword.settings import (
+    GATE_FEATURES,
+    GateModel,
+    IngestSettings,
+    Settings,
+    Thresholds,
+    load_settings,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
@@ -49,7 +56,7 @@ DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" /
 
 def probing(settings: Settings) -> Settings:
     """The settings with a MiniLM gate model that weighs every signal, so every one is computed."""
-    probe = GateModel(intercept=0.0, **{name: 1.0 for name in FEATURES})
+    probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
     thresholds = {
         **settings.gate.thresholds,
         "minilm": Thresholds(strong=1.0, weak=0.0, model=probe),
@@ -115,10 +122,10 @@ def main() -> int:
 
     gates: dict[str, tuple[str, ...]] = {
         "cosine": ("top",),
-        **{f"top+{name}": ("top", name) for name in FEATURES[1:]},
+        **{f"top+{name}": ("top", name) for name in GATE_FEATURES[1:]},
         "previous": ("top", "margin", "coverage"),
-        **{f"all-{name}": tuple(f for f in FEATURES if f != name) for name in FEATURES},
-        "combined": FEATURES,
+        **{f"all-{name}": tuple(f for f in GATE_FEATURES if f != name) for name in GATE_FEATURES},
+        "combined": GATE_FEATURES,
     }
     for name, features in gates.items():
         if features == ("top",):

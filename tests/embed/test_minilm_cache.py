@@ -23,13 +23,21 @@ def test_cached_vectors_equal_fresh_ones_and_the_cache_is_bounded():
     assert cached.embed_queries([TEXTS[1]])[0, 0] != 42.0
 
 
-def test_a_question_is_encoded_once_for_its_vector_and_its_token_vectors():
-    """embed_queries makes the token vectors the gate reads next in the same forward pass."""
+def test_token_vectors_come_with_the_sentence_vector_of_the_same_pass():
+    """The gate asks for a question's token vectors first; retrieval's embedding then reuses
+    that forward pass, and gets the same vector a plain pass gives."""
     embedder = MiniLMEmbedder()
     question = "Do statins cause muscle pain in older adults?"
+    tokens = embedder.embed_tokens([question])[0]
+    assert len(tokens.tokens) == len(tokens.vectors) > 5
+    assert question in embedder._cache  # the sentence vector of that pass is remembered
     as_query = embedder.embed_queries([question])[0]
     as_document = MiniLMEmbedder().embed_documents([question])[0]
     assert np.allclose(as_query, as_document, atol=1e-5)  # the same vector either way
-    assert question in embedder._token_cache  # ...and the gate's token vectors are ready
-    tokens = embedder.embed_tokens([question])[0]
-    assert len(tokens.tokens) == len(tokens.vectors) > 5
+
+
+def test_sentence_vectors_alone_leave_the_token_cache_alone():
+    """The verifier embeds answer sentences as queries: no token vectors are made for them."""
+    embedder = MiniLMEmbedder()
+    embedder.embed_queries(["Statins lowered LDL cholesterol by a third."])
+    assert len(embedder._token_cache) == 0

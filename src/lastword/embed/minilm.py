@@ -71,6 +71,14 @@ class MiniLMEmbedder:
     def info(self) -> EmbedderInfo:
         return self._info
 
+    def _recall(self, cache: OrderedDict[str, Any], texts: list[str]) -> tuple[dict, list[str]]:
+        """What ``cache`` already holds for ``texts`` (marked recently used), and what it lacks."""
+        with self._cache_lock:
+            known = {t: cache[t] for t in texts if t in cache}
+            for text in known:
+                cache.move_to_end(text)
+        return known, list(dict.fromkeys(t for t in texts if t not in known))
+
     def _remember(self, sentences: dict[str, np.ndarray], tokens: dict[str, TokenVectors]) -> None:
         with self._cache_lock:
             self._cache.update(sentences)
@@ -80,21 +88,12 @@ class MiniLMEmbedder:
             while len(self._token_cache) > self._token_cache_size:
                 self._token_cache.popitem(last=False)
 
-    def _encode(self, texts: Sequence[str], with_tokens: bool = False) -> np.ndarray:
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = checked_texts(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        with self._cache_lock:
-            known = {t: self._cache[t] for t in texts if t in self._cache}
-            for text in known:
-                self._cache.move_to_end(text)
-        missing = list(dict.fromkeys(t for t in texts if t not in known))
-        if missing and with_tokens:
-            # A question's token vectors are wanted by the gate next: one forward pass for both.
-            sentences, tokens = _sentence_and_token_vectors(missing, self._batch_size)
-            known.update(sentences)
-            self._remember(sentences, tokens)
-        elif missing:
+        known, missing = self._recall(self._cache, texts)
+        if missing:
             encoded = normalise(
                 _load_model().encode(
                     missing,
@@ -113,17 +112,14 @@ class MiniLMEmbedder:
         return self._encode(texts)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, with_tokens=True)
+        return self._encode(texts)
 
     def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
         """Contextual vectors of each text's word pieces: the forward pass that makes a sentence
-        embedding, stopped before mean pooling."""
+        embedding, stopped before mean pooling. That pass's sentence vectors are remembered
+        too, so embedding the same text next costs nothing."""
         texts = checked_texts(texts)
-        with self._cache_lock:
-            known = {t: self._token_cache[t] for t in texts if t in self._token_cache}
-            for text in known:
-                self._token_cache.move_to_end(text)
-        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        known, missing = self._recall(self._token_cache, texts)
         if missing:
             sentences, tokens = _sentence_and_token_vectors(missing, self._batch_size)
             known.update(tokens)

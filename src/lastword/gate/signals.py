@@ -21,12 +21,10 @@ from collections.abc import Mapping, Sequence
 
 from lastword.gate.lexical import coverage, idf, terms
 from lastword.result import GateSignals, RetrievedPassage
-from lastword.settings import GATE_FEATURES, GateModel, Thresholds
+from lastword.settings import GateModel, Thresholds
 
 #: passages the signals look at, whatever k the user asked for
 DEPTH = 8
-
-FEATURES = GATE_FEATURES
 
 
 def combined_score(model: GateModel, features: Mapping[str, float]) -> float:
