@@ -27,7 +27,7 @@ from lastword.store.local import LocalStore
 
 IndexOption = Annotated[
     Path | None,
-    typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
+    typer.Option("--index", "-i", help="Index directory. Default: \\[index] path in settings."),
 ]
 
 

@@ -131,7 +131,7 @@ def tokens_revoke(token_id: int, state_dir: StateOption = None) -> None:
 def serve(
     index: Annotated[
         Path | None,
-        typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
+        typer.Option("--index", "-i", help="Index directory. Default: \\[index] path in settings."),
     ] = None,
     host: Annotated[
         str | None, typer.Option(help="Interface to bind. Default: [web] host (127.0.0.1).")
