@@ -149,3 +149,39 @@ def mixed_document() -> dict[str, Any]:
         record(refused("t6", 0.65, Mechanism.GENERATOR), "trap", "t6", assigned="generator"),
     ]
     return document(items)
+
+
+#: SciFact abstracts taken (by path, at test time) for a small corpus with real titles
+TITLED_DOCS = 14
+
+
+@pytest.fixture(scope="session")
+def titled_index(tmp_path_factory: pytest.TempPathFactory, datasets_dir, minilm):
+    """A real index of TITLED_DOCS SciFact abstracts with their titles, plus one document whose
+    title is its file name (what ingest falls back to) and must not become a question."""
+    import json
+
+    from lastword.ingest import ingest_paths
+    from lastword.settings import IngestSettings
+
+    folder = tmp_path_factory.mktemp("titled")
+    corpus = folder / "corpus.jsonl"
+    with (datasets_dir / "scifact" / "corpus.jsonl").open(encoding="utf-8") as source:
+        records = []
+        for line in source:
+            raw = json.loads(line)
+            if len(raw["title"].split()) >= 6:
+                records.append(
+                    {
+                        "id": str(raw["doc_id"]),
+                        "title": raw["title"],
+                        "text": " ".join(raw["sentences"]),
+                    }
+                )
+            if len(records) == TITLED_DOCS:
+                break
+    records.append({"id": "scan-0042", "title": "", "text": records[0]["text"][:400]})
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    index = folder / "index"
+    ingest_paths([corpus], index, minilm, IngestSettings())
+    return index

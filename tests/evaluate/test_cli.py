@@ -116,3 +116,40 @@ def test_bad_eval_set_is_one_clear_error(cli, tmp_path: Path) -> None:
     bad.write_text("- {id: a, question: Q, kind: trap}\n")
     with pytest.raises(InputError, match="a trap needs 'assigned'"):
         cli("run", str(bad), "--out", str(tmp_path / "r.json"))
+
+
+def test_titles_run_refit_write(cli, titled_index: Path, tmp_path: Path) -> None:
+    """The label-free path a lab takes: titles -> run -> calibrate --refit --write."""
+    built = cli("dataset", "titles", "--index", str(titled_index), "--out", str(tmp_path))
+    assert built.exit_code == 0, built.output
+    output = " ".join(built.output.split())
+    assert "14 of 15 documents' titles" in output
+    # MiniLM has a fitted gate model, so the suggested next step sets thresholds only
+    assert "calibrate results.json --target-far 0.02 --write" in output
+    results = tmp_path / "results.json"
+    evalset = str(tmp_path / "evalset.jsonl")
+    ran = cli("run", evalset, "--index", str(titled_index), "--out", str(results))
+    assert ran.exit_code == 0, ran.output
+
+    shown = cli("calibrate", str(results), "--refit", "--target-far", "0.1")
+    assert shown.exit_code == 0, shown.output
+    assert "refitted on these items" in " ".join(shown.output.split())
+    written = cli("calibrate", str(results), "--refit", "--target-far", "0.1", "--write", "--json")
+    assert written.exit_code == 0, written.output
+    payload = json.loads(written.output[written.output.index("{") : written.output.rindex("}") + 1])
+    stored = tomllib.loads(cli.config.read_text())["gate"]["thresholds"]["minilm"]
+    assert stored["model"] == payload["refit"] != MINILM_GATE_MODEL.model_dump()
+    assert stored["weak"] == pytest.approx(payload["chosen"]["weak"], abs=1e-6)
+    assert "--refit" in stored["evidence"]
+    reloaded = load_settings(cli.config).thresholds_for("minilm")
+    assert reloaded.model is not None and reloaded.model.model_dump() == payload["refit"]
+
+
+def test_titles_needs_an_index_with_titles(cli, demo_index: Path, tmp_path: Path) -> None:
+    from lastword.errors import InputError
+
+    with pytest.raises(InputError, match="have a usable title"):
+        cli("dataset", "titles", "--index", str(demo_index), "--out", str(tmp_path))
+    with pytest.raises(InputError, match="titles reads --index"):
+        cli("dataset", "titles", "--data", str(tmp_path), "--out", str(tmp_path))
+    assert not (tmp_path / "evalset.jsonl").exists()

@@ -41,7 +41,7 @@ def run_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Results file to write (JSON).")],
     index: Annotated[
         Path | None,
-        typer.Option("--index", "-i", help="Index directory. Default: [index] path in settings."),
+        typer.Option("--index", "-i", help="Index directory. Default: \\[index] path in settings."),
     ] = None,
     generator: Annotated[
         str | None,
@@ -158,16 +158,28 @@ def calibrate_command(
         NegativeSet,
         typer.Option(help="gate: traps assigned to the retrieval gate; all: every trap."),
     ] = NegativeSet.gate,
+    refit: Annotated[
+        bool,
+        typer.Option(
+            "--refit",
+            help="Refit the gate model's weights on these items' recorded signals first "
+            "(for a corpus unlike PubMedQA); --write then stores the new model too.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """ROC AUC, false-accept rate, zero-false-accept point and a target threshold, with
     intervals; --write stores weak (target) and strong (zero false accepts) thresholds."""
     from lastword.evaluate.calibrate import calibrate, write_thresholds
+    from lastword.evaluate.refit import refit_gate_model
     from lastword.evaluate.report import calibration_rows
     from lastword.evaluate.runner import load_results
 
     document = load_results(results)
-    cal = calibrate(document, column=score, negatives=negatives.value, target_far=target_far)
+    model = refit_gate_model(document["items"], negatives.value) if refit else None
+    cal = calibrate(
+        document, column=score, negatives=negatives.value, target_far=target_far, refit=model
+    )
     if as_json:
         sys.stdout.write(json.dumps(cal.to_json(), indent=2) + "\n")
     else:
@@ -184,14 +196,19 @@ def calibrate_command(
     strong, weak = cal.chosen()
     config = resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME)
     date = datetime.now(UTC).date().isoformat()
-    run_thresholds = document["run"].get("settings", {}).get("gate", {}).get("thresholds", {})
-    model = (run_thresholds.get(cal.embedder) or {}).get("model")
+    if cal.refit is not None:
+        stored = cal.refit.model_dump()
+    else:
+        run_settings = document["run"].get("settings", {})
+        run_thresholds = run_settings.get("gate", {}).get("thresholds", {})
+        stored = (run_thresholds.get(cal.embedder) or {}).get("model")
     write_thresholds(
-        config, cal.embedder, strong, weak, cal.evidence(results.name, date), model=model
+        config, cal.embedder, strong, weak, cal.evidence(results.name, date), model=stored
     )
     err_console.print(
         f"wrote [gate.thresholds.{cal.embedder}] strong = {strong:.4f}, weak = {weak:.4f} "
-        f"to {config}",
+        + ("and the refitted model " if cal.refit is not None else "")
+        + f"to {config}",
         soft_wrap=True,
     )
 
@@ -199,11 +216,15 @@ def calibrate_command(
 class DatasetName(StrEnum):
     pubmedqa = "pubmedqa"
     scifact = "scifact"
+    titles = "titles"
 
 
 @eval_app.command("dataset")
 def dataset_command(
-    name: Annotated[DatasetName, typer.Argument(help="pubmedqa or scifact.")],
+    name: Annotated[
+        DatasetName,
+        typer.Argument(help="pubmedqa, scifact, or titles (your own index's document titles)."),
+    ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for corpus.jsonl and evalset.jsonl.")
     ],
@@ -218,10 +239,24 @@ def dataset_command(
     ablate: Annotated[
         bool, typer.Option("--ablate", help="Add each question again as a trap, its paper removed.")
     ] = False,
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            "--index", "-i", help="titles: the index whose titles to use. Default: \\[index] path."
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option(min=1, help="titles: at most this many documents, sampled.")
+    ] = 300,
+    seed: Annotated[int, typer.Option(help="titles: the sample's random seed.")] = 0,
 ) -> None:
-    """Build a corpus JSONL and an eval set from PubMedQA PQA-L or SciFact."""
+    """Build a corpus JSONL and an eval set from PubMedQA PQA-L or SciFact, or a label-free
+    eval set from an index's own titles (each asked with and without its document)."""
     from lastword.evaluate.datasets import default_data_dir
 
+    if name is DatasetName.titles:
+        _title_set(index, out, limit, seed, stray=data is not None or split is not None)
+        return
     folder = data or default_data_dir(name.value)
     if folder is None:
         raise InputError(f"no data folder for {name.value}: pass --data DIR")
@@ -241,5 +276,33 @@ def dataset_command(
     console.print(
         f"next: lastword ingest {built.corpus} --index INDEX && "
         f"lastword eval run {built.evalset} --index INDEX --out results.json",
+        soft_wrap=True,
+    )
+
+
+def _title_set(index: Path | None, out: Path, limit: int, seed: int, stray: bool) -> None:
+    """``eval dataset titles``: write OUT/evalset.jsonl from the index's document titles."""
+    from lastword.evaluate.datasets.titles import build_title_set
+    from lastword.store.local import LocalStore
+
+    if stray:
+        raise InputError("--data and --split are for pubmedqa and scifact; titles reads --index")
+    index = index_dir(index)
+    evalset = out / "evalset.jsonl"
+    with LocalStore.open(index) as store:
+        used, total = build_title_set(store, evalset, limit, seed)
+        embedder = store.info().embedder.name
+    # An embedder with a fitted gate model needs thresholds only; a cosine-only one gains a
+    # combined gate from --refit (measured on SciFact: docs/calibration.md).
+    known = state.settings.gate.thresholds.get(embedder)
+    refit = "" if known is not None and known.model is not None else " --refit"
+    console.print(
+        f"wrote {evalset} ({used} of {total} documents' titles: {used} scenarios, "
+        f"{used} traps with the document excluded)",
+        soft_wrap=True,
+    )
+    console.print(
+        f"next: lastword eval run {evalset} --index {index} --out results.json && "
+        f"lastword eval calibrate results.json{refit} --target-far 0.02 --write",
         soft_wrap=True,
     )

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import tempfile
 import tomllib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +22,8 @@ from lastword.errors import ConfigError, InputError
 from lastword.evaluate import metrics
 from lastword.evaluate.metrics import Curve, Interval
 from lastword.evaluate.summary import gate_score
-from lastword.settings import Thresholds
+from lastword.gate.signals import combined_score
+from lastword.settings import GateModel, Thresholds
 
 NegativeChoice = Literal["gate", "all"]
 #: the score the gate's shipped thresholds apply to
@@ -39,27 +42,60 @@ def score_of(item: dict[str, Any], column: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def labelled_scores(
-    items: list[dict[str, Any]], column: str = SHIPPED_COLUMN, negatives: NegativeChoice = "gate"
-) -> tuple[list[float], list[float], int]:
-    """(positive scores, negative scores, items left out for want of a score)."""
-    pos: list[float] = []
-    neg: list[float] = []
-    missing = 0
+#: the gate model's signal names and where a result records each
+SIGNAL_FIELDS = {"top": "top_score", "margin": "margin", "coverage": "coverage", "maxsim": "maxsim"}
+
+
+def recorded_signals(item: dict[str, Any]) -> dict[str, float]:
+    """The gate signals the run recorded for an item, by the gate model's names."""
+    gate = (item.get("result") or {}).get("gate") or {}
+    return {
+        name: float(gate[field])
+        for name, field in SIGNAL_FIELDS.items()
+        if isinstance(gate.get(field), int | float)
+    }
+
+
+def model_score(model: GateModel, item: dict[str, Any]) -> float | None:
+    """The score ``model`` gives the recorded signals; None if one it weighs was not recorded."""
+    signals = recorded_signals(item)
+    if any(name not in signals for name in model.weighed()):
+        return None
+    return combined_score(model, signals)
+
+
+def labelled_items(
+    items: list[dict[str, Any]], negatives: NegativeChoice = "gate"
+) -> Iterator[tuple[dict[str, Any], bool]]:
+    """(item, answerable) for every item that says something about the gate's threshold."""
     for item in items:
         if item.get("fired") == "scope_guard":
             continue  # refused before retrieval: its score says nothing about the gate
         if item["kind"] == "scenario":
-            target = pos
+            yield item, True
         elif negatives == "all" or item.get("assigned") == "retrieval_gate":
-            target = neg
-        else:
-            continue
-        score = score_of(item, column)
+            yield item, False
+
+
+def labelled_scores(
+    items: list[dict[str, Any]],
+    column: str = SHIPPED_COLUMN,
+    negatives: NegativeChoice = "gate",
+    scorer: Callable[[dict[str, Any]], float | None] | None = None,
+) -> tuple[list[float], list[float], int]:
+    """(positive scores, negative scores, items left out for want of a score).
+
+    ``scorer`` replaces the column lookup (a refitted gate model scoring the recorded signals).
+    """
+    pos: list[float] = []
+    neg: list[float] = []
+    missing = 0
+    for item, answerable in labelled_items(items, negatives):
+        score = scorer(item) if scorer else score_of(item, column)
         if score is None:
             missing += 1
         else:
-            target.append(score)
+            (pos if answerable else neg).append(score)
     return pos, neg, missing
 
 
@@ -85,6 +121,8 @@ class Calibration:
     target_kept: Interval | None = None
     roc: Curve | None = None
     risk: Curve | None = None
+    #: the gate model refitted on these items, whose scores the figures are computed from
+    refit: GateModel | None = None
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -122,6 +160,8 @@ class Calibration:
             value = getattr(self, name)
             if name in ("roc", "risk"):
                 continue
+            if isinstance(value, GateModel):
+                value = value.model_dump()
             figures[name] = interval(value) if isinstance(value, Interval) else value
         figures["notes"] = list(self.notes)
         if self.can_choose:
@@ -133,8 +173,9 @@ class Calibration:
         auc = self.auc.describe() if self.auc else "n/a"
         kept = self.target_kept.describe(percent=True) if self.target_kept else "n/a"
         zero = self.zero_fa_kept.describe(percent=True) if self.zero_fa_kept else "n/a"
+        refit = " --refit" if self.refit else ""
         return (
-            f"lastword eval calibrate {source} ({date}): {self.positives} answerable vs "
+            f"lastword eval calibrate{refit} {source} ({date}): {self.positives} answerable vs "
             f"{self.negatives} trap questions on {self.column}; ROC AUC {auc}; weak at "
             f"false-accept rate <= {self.target_far:.0%} keeps {kept}; strong at zero false "
             f"accepts keeps {zero}"
@@ -147,13 +188,19 @@ def calibrate(
     column: str = SHIPPED_COLUMN,
     negatives: NegativeChoice = "gate",
     target_far: float = 0.05,
+    refit: GateModel | None = None,
 ) -> Calibration:
+    """Figures for ``column``; with ``refit`` (a model fitted on these items, see
+    ``evaluate/refit.py``) for the gate score that model gives the recorded signals."""
     run, items = document["run"], document["items"]
+    if refit is not None and column != SHIPPED_COLUMN:
+        raise InputError(f"a refitted gate model scores {SHIPPED_COLUMN}, not {column}")
     thresholds = run.get("thresholds") or {}
     strong, weak = thresholds.get("strong"), thresholds.get("weak")
     if strong is None or weak is None:
         raise InputError("the results file records no shipped thresholds (run.thresholds)")
-    pos, neg, missing = labelled_scores(items, column, negatives)
+    scorer = partial(model_score, refit) if refit is not None else None
+    pos, neg, missing = labelled_scores(items, column, negatives, scorer)
     refused = [i for i in items if (i.get("result") or {}).get("status") == "refused"]
     by_gate = sum(1 for i in refused if i.get("fired") == "retrieval_gate")
     notes: list[str] = []
@@ -167,11 +214,13 @@ def calibrate(
         "shipped_weak": float(weak),
         "target_far": target_far,
         "refusals": len(refused),
+        "refit": refit,
     }
     if refused:
         values["gate_share_of_refusals"] = metrics.wilson_interval(by_gate, len(refused))
-    # The shipped thresholds are on the gate score; another column has no shipped threshold.
-    shipped = column == SHIPPED_COLUMN
+    # The shipped thresholds are on the shipped gate score; another column, or a refitted
+    # model's score, has no shipped threshold.
+    shipped = column == SHIPPED_COLUMN and refit is None
     if pos and shipped:
         values["kept_at_shipped"] = metrics.wilson_interval(
             metrics.accepted_count(pos, weak), len(pos)

@@ -53,6 +53,18 @@ def calibration_rows(cal: Calibration) -> list[tuple[str, str]]:
             f"{cal.positives} answerable (scenarios) vs {cal.negatives} {negatives}, "
             f"scored by {cal.column}; {cal.missing} left out without a score",
         ),
+    ]
+    if cal.refit is not None:
+        weights = ", ".join(
+            f"{name} {getattr(cal.refit, name):+.4g}" for name in cal.refit.weighed()
+        )
+        rows.append(
+            (
+                "Gate model refitted on these items (figures below are in-sample)",
+                f"intercept {cal.refit.intercept:+.4g}, {weights}",
+            )
+        )
+    rows += [
         (
             "Shipped thresholds",
             f"weak {cal.shipped_weak:.3f}, strong {cal.shipped_strong:.3f} ({cal.embedder})",
