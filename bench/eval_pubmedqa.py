@@ -23,21 +23,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+from eval_runs import console, run_items
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.calibrate import SHIPPED_COLUMN, calibrate, labelled_scores
 from lastword.evaluate.datasets.pubmedqa import build_pubmedqa
-from lastword.evaluate.evalset import EvalSet, load_evalset
-from lastword.evaluate.runner import run_evalset
+from lastword.evaluate.evalset import load_evalset
 from lastword.ingest import ingest_paths
-from lastword.pipeline import Pipeline
 from lastword.settings import load_settings
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
-console = Console(stderr=True)
 
 
 def print_calibration(document: dict, column: str) -> None:
@@ -94,27 +89,6 @@ def print_outcomes(document: dict) -> None:
     print(f"mean time per question                {run['mean_ms_per_item']:.1f} ms")
 
 
-def run_items(index: Path, evalset: EvalSet, out: Path) -> dict:
-    settings = load_settings()
-    progress = Progress(
-        TextColumn("[bold]asking"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-    )
-    with Pipeline.open(settings, index, generator="extractive") as pipeline, progress:
-        task = progress.add_task("ask", total=len(evalset.items))
-        return run_evalset(
-            pipeline,
-            evalset,
-            settings,
-            out,
-            index_path=index,
-            on_item=lambda done, _total, _record: progress.update(task, completed=done),
-        )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "pubmedqa")
@@ -151,7 +125,7 @@ def main() -> int:
         )
         out = args.out or work / "results.json"
         started = time.perf_counter()
-        document = run_items(index, evalset, out)
+        document = run_items(load_settings(), index, evalset, out)
         wall = time.perf_counter() - started
 
         run = document["run"]
