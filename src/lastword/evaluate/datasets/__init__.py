@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lastword.errors import InputError
-from lastword.evaluate.evalset import EvalItem, write_evalset_jsonl
+from lastword.evaluate.evalset import Assigned, EvalItem, Kind, write_evalset_jsonl
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,43 @@ def require_file(path: Path, what: str) -> Path:
     if not path.is_file():
         raise InputError(f"{what} not found: {path} (point --data at the data set's folder)")
     return path
+
+
+def scenario_and_ablation(
+    item_id: str,
+    question: str,
+    expected: tuple[str, ...],
+    excluded: tuple[str, ...] | None,
+    notes: tuple[str, str],
+    metadata: dict[str, Any] | None = None,
+) -> list[EvalItem]:
+    """The question as a scenario expecting ``expected``; with ``excluded``, again as a trap for
+    the retrieval gate with those documents excluded from retrieval (corpus ablation).
+    ``notes``: (the scenario's, the trap's)."""
+    meta = metadata or {}
+    items = [
+        EvalItem(
+            id=item_id,
+            question=question,
+            kind=Kind.SCENARIO,
+            expected_docs=expected,
+            note=notes[0],
+            metadata=meta,
+        )
+    ]
+    if excluded:
+        items.append(
+            EvalItem(
+                id=f"{item_id}-ablated",
+                question=question,
+                kind=Kind.TRAP,
+                assigned=Assigned.RETRIEVAL_GATE,
+                exclude_docs=excluded,
+                note=notes[1],
+                metadata=meta,
+            )
+        )
+    return items
 
 
 def write_outputs(

@@ -15,8 +15,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lastword.errors import InputError
-from lastword.evaluate.datasets import BuiltDataset, require_file, write_outputs
-from lastword.evaluate.evalset import Assigned, EvalItem, Kind
+from lastword.evaluate.datasets import (
+    BuiltDataset,
+    require_file,
+    scenario_and_ablation,
+    write_outputs,
+)
+from lastword.evaluate.evalset import EvalItem
 
 Split = Literal["dev", "test"]
 
@@ -49,31 +54,17 @@ def corpus_record(pmid: str, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def eval_items(pmid: str, record: dict[str, Any], ablate: bool) -> list[EvalItem]:
-    question = record["QUESTION"]
-    meta = {"pmid": pmid, "final_decision": record.get("final_decision")}
-    items = [
-        EvalItem(
-            id=f"pqa-{pmid}",
-            question=question,
-            kind=Kind.SCENARIO,
-            expected_docs=(pmid,),
-            note="PubMedQA question with its own abstract in the corpus",
-            metadata=meta,
-        )
-    ]
-    if ablate:
-        items.append(
-            EvalItem(
-                id=f"pqa-{pmid}-ablated",
-                question=question,
-                kind=Kind.TRAP,
-                assigned=Assigned.RETRIEVAL_GATE,
-                exclude_docs=(pmid,),
-                note="the same question with its abstract removed from the corpus",
-                metadata=meta,
-            )
-        )
-    return items
+    return scenario_and_ablation(
+        f"pqa-{pmid}",
+        record["QUESTION"],
+        expected=(pmid,),
+        excluded=(pmid,) if ablate else None,
+        notes=(
+            "PubMedQA question with its own abstract in the corpus",
+            "the same question with its abstract removed from the corpus",
+        ),
+        metadata={"pmid": pmid, "final_decision": record.get("final_decision")},
+    )
 
 
 def build_pubmedqa(data_dir: Path, split: Split, ablate: bool, out_dir: Path) -> BuiltDataset:

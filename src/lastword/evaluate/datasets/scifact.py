@@ -15,8 +15,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lastword.errors import InputError
-from lastword.evaluate.datasets import BuiltDataset, require_file, write_outputs
-from lastword.evaluate.evalset import Assigned, EvalItem, Kind
+from lastword.evaluate.datasets import (
+    BuiltDataset,
+    require_file,
+    scenario_and_ablation,
+    write_outputs,
+)
+from lastword.evaluate.evalset import EvalItem
 
 Split = Literal["dev", "train"]
 #: sentences are grouped into paragraphs of about this many words (passage boundaries)
@@ -67,30 +72,17 @@ def eval_items(claim: dict[str, Any], ablate: bool) -> list[EvalItem]:
     evidence_docs = tuple(str(d) for d in evidence)
     cited = tuple(str(d) for d in claim.get("cited_doc_ids") or ()) or evidence_docs
     labels = sorted({e["label"] for sets in evidence.values() for e in sets})
-    meta = {"claim_id": claim["id"], "labels": labels}
-    items = [
-        EvalItem(
-            id=f"scifact-{claim['id']}",
-            question=claim["claim"],
-            kind=Kind.SCENARIO,
-            expected_docs=evidence_docs,
-            note="SciFact claim with its evidence abstracts in the corpus",
-            metadata=meta,
-        )
-    ]
-    if ablate:
-        items.append(
-            EvalItem(
-                id=f"scifact-{claim['id']}-ablated",
-                question=claim["claim"],
-                kind=Kind.TRAP,
-                assigned=Assigned.RETRIEVAL_GATE,
-                exclude_docs=tuple(dict.fromkeys(cited + evidence_docs)),
-                note="the same claim with its cited abstracts removed from the corpus",
-                metadata=meta,
-            )
-        )
-    return items
+    return scenario_and_ablation(
+        f"scifact-{claim['id']}",
+        claim["claim"],
+        expected=evidence_docs,
+        excluded=tuple(dict.fromkeys(cited + evidence_docs)) if ablate else None,
+        notes=(
+            "SciFact claim with its evidence abstracts in the corpus",
+            "the same claim with its cited abstracts removed from the corpus",
+        ),
+        metadata={"claim_id": claim["id"], "labels": labels},
+    )
 
 
 def build_scifact(data_dir: Path, split: Split, ablate: bool, out_dir: Path) -> BuiltDataset:

@@ -15,7 +15,8 @@ import random
 from pathlib import Path
 
 from lastword.errors import InputError
-from lastword.evaluate.evalset import Assigned, EvalItem, Kind, write_evalset_jsonl
+from lastword.evaluate.datasets import scenario_and_ablation
+from lastword.evaluate.evalset import EvalItem, write_evalset_jsonl
 from lastword.store.protocol import DocumentRecord, Store
 
 #: shorter titles ("Results", "Chapter 3") say too little to stand in for a question
@@ -38,29 +39,20 @@ def usable_title(document: DocumentRecord) -> bool:
 
 
 def title_items(documents: list[DocumentRecord]) -> list[EvalItem]:
-    items: list[EvalItem] = []
-    for document in documents:
-        title = " ".join(document.title.split())
-        items.append(
-            EvalItem(
-                id=f"title-{document.doc_id}",
-                question=title,
-                kind=Kind.SCENARIO,
-                expected_docs=(document.doc_id,),
-                note="a document's title, asked with the document in the corpus",
-            )
+    return [
+        item
+        for document in documents
+        for item in scenario_and_ablation(
+            f"title-{document.doc_id}",
+            " ".join(document.title.split()),
+            expected=(document.doc_id,),
+            excluded=(document.doc_id,),
+            notes=(
+                "a document's title, asked with the document in the corpus",
+                "the same title with its document excluded: only its neighbours remain",
+            ),
         )
-        items.append(
-            EvalItem(
-                id=f"title-{document.doc_id}-ablated",
-                question=title,
-                kind=Kind.TRAP,
-                assigned=Assigned.RETRIEVAL_GATE,
-                exclude_docs=(document.doc_id,),
-                note="the same title with its document excluded: only its neighbours remain",
-            )
-        )
-    return items
+    ]
 
 
 def build_title_set(
