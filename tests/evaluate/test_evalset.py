@@ -140,3 +140,14 @@ def test_shipped_demo_set_has_every_trap_kind() -> None:
         assert trap in ids
     assert any(t.assigned is Assigned.RETRIEVAL_GATE for t in loaded.traps)
     assert len(loaded.scenarios) >= 5
+
+
+def test_writing_an_eval_set_replaces_it_whole(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    good = [EvalItem(id="a", question="Does X help?", kind="scenario")]
+    write_evalset_jsonl(good, path)
+    before = path.read_bytes()
+    with pytest.raises(AttributeError):  # the second "item" fails part-way through the write
+        write_evalset_jsonl([good[0], object()], path)  # type: ignore[list-item]
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["set.jsonl"]  # no temporary file left

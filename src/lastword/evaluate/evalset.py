@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from lastword.atomic import replacing
 from lastword.errors import InputError
 
 
@@ -212,8 +213,10 @@ def load_evalset(path: Path) -> EvalSet:
 
 
 def write_evalset_jsonl(items: list[EvalItem], path: Path) -> None:
-    """One item a line, omitting empty optional fields (the form ``load_evalset`` reads)."""
-    with path.open("w", encoding="utf-8") as handle:
+    """One item a line, omitting empty optional fields (the form ``load_evalset`` reads).
+
+    The file is replaced whole: an error part-way leaves the previous one as it was."""
+    with replacing(path) as handle:
         for item in items:
             record = item.model_dump(mode="json", exclude_defaults=True)
             record["kind"] = item.kind.value

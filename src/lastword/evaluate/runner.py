@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lastword import __version__
+from lastword.atomic import replacing
 from lastword.errors import InputError, LastwordError
 from lastword.evaluate.evalset import EvalItem, EvalSet
 from lastword.evaluate.grading import grade
@@ -115,18 +115,9 @@ def _read_partial(path: Path, key: dict[str, Any]) -> dict[str, ItemRecord]:
 
 
 def write_json_atomic(data: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, indent=1)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path) as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=1)
+        handle.write("\n")
 
 
 def run_evalset(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lastword.atomic import replacing
 from lastword.errors import InputError
 from lastword.evaluate.evalset import Assigned, EvalItem, Kind, write_evalset_jsonl
 
@@ -86,7 +87,7 @@ def write_outputs(
     out_dir.mkdir(parents=True, exist_ok=True)
     corpus, evalset = out_dir / "corpus.jsonl", out_dir / "evalset.jsonl"
     documents = 0
-    with corpus.open("w", encoding="utf-8") as handle:
+    with replacing(corpus) as handle:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             documents += 1
