@@ -9,8 +9,6 @@ and are left out; items without the chosen score are left out and counted.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from lastword.atomic import replacing
 from lastword.errors import ConfigError, InputError
 from lastword.evaluate import metrics
 from lastword.evaluate.metrics import Curve, Interval
@@ -297,12 +296,5 @@ def write_thresholds(
         # Thresholds on a combined gate score mean nothing without the model that made it.
         entry["model"] = model
     table[embedder] = entry | {"evidence": evidence}
-    config_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{config_path.name}.", dir=config_path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(document, handle)
-        os.replace(tmp, config_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(config_path) as handle:
+        handle.write(tomli_w.dumps(document))

@@ -7,8 +7,6 @@ Pipeline is rebuilt with the new values on the same loaded model.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lastword.atomic import replacing
 from lastword.errors import ConfigError
 from lastword.settings import ChatSettings, Settings, describe_validation_error
 
@@ -89,14 +88,5 @@ def apply_form(
 def write_document(path: Path, document: dict[str, Any]) -> None:
     import tomli_w
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(document, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path) as handle:
+        handle.write(tomli_w.dumps(document))
