@@ -13,7 +13,6 @@ is written to a temporary name and renamed, so a reader never sees half a file.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import time
 from collections.abc import Callable
@@ -146,13 +145,11 @@ def run_evalset(
     started = _now()
     clock = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
-    # Keep only the records that will be reused (written aside, then renamed), then append.
-    tmp = partial.with_name(partial.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    # Keep only the records that will be reused (the file replaced whole), then append.
+    with replacing(partial) as handle:
         handle.write(json.dumps({"partial_of": key}) + "\n")
         for record in done.values():
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    os.replace(tmp, partial)
     records: list[ItemRecord] = []
     with partial.open("a", encoding="utf-8") as handle:
         for position, item in enumerate(evalset.items, start=1):

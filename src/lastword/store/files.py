@@ -1,7 +1,8 @@
 """Durable file writes for the derived parts of an index (matrix, ids, lexicon).
 
-A derived file appears under its final name only through ``os.replace`` after an fsync, so a
-reader never sees half of one, and a killed writer leaves at most a ``.tmp-*`` file behind.
+A derived file appears under its final name only whole (``lastword.atomic.replacing``), so a
+reader never sees half of one, and a killed writer leaves at most a ``.tmp-*`` file behind,
+which the next writer removes.
 """
 
 from __future__ import annotations
@@ -13,20 +14,18 @@ from typing import Any
 
 import numpy as np
 
+from lastword.atomic import replacing
+
 TMP_PREFIX = ".tmp-"
 
 
 def write_atomically(path: Path, payload: np.ndarray | dict[str, Any]) -> None:
     """Write ``payload`` (.npy for an array, compact JSON for a dict) to ``path``, atomically."""
-    tmp = path.parent / f"{TMP_PREFIX}{os.getpid()}-{path.name}"
-    with open(tmp, "wb") as handle:
+    with replacing(path, binary=True, prefix=TMP_PREFIX) as handle:
         if isinstance(payload, np.ndarray):
             np.save(handle, payload)
         else:
             handle.write(json.dumps(payload, separators=(",", ":")).encode())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def fsync_directory(directory: Path) -> None:
