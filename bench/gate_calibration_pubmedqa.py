@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from lastword.embed.minilm import MiniLMEmbedder
+from lastword.evaluate.calibrate import SIGNAL_FIELDS
 from lastword.evaluate.datasets.pubmedqa import corpus_record, load_pubmedqa
 from lastword.evaluate.metrics import (
     bootstrap_auc,
@@ -71,12 +72,7 @@ def signals(pipeline: Pipeline, questions: list[tuple[str, str]]) -> list[tuple[
     for pmid, question in questions:
         for ablated in (False, True):
             gate = pipeline.inspect(question, exclude_doc_ids={pmid} if ablated else ()).gate
-            values = {
-                "top": gate.top_score,
-                "margin": gate.margin or 0.0,
-                "coverage": gate.coverage or 0.0,
-                "maxsim": gate.maxsim or 0.0,
-            }
+            values = {name: getattr(gate, field) or 0.0 for name, field in SIGNAL_FIELDS.items()}
             rows.append((values, not ablated))
     return rows
 

@@ -30,6 +30,7 @@ import os
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +39,8 @@ from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate import metrics
 from lastword.evaluate.calibrate import (
     calibrate,
-    labelled_items,
+    labelled_scores,
     model_score,
-    score_of,
     write_thresholds,
 )
 from lastword.evaluate.datasets.scifact import build_scifact
@@ -57,12 +57,8 @@ DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" /
 
 def rates(document: dict[str, Any], weak: float, model: GateModel | None = None) -> tuple[str, str]:
     """(false-accept rate, answerable kept) on the labelled items at ``weak``."""
-    pos: list[float] = []
-    neg: list[float] = []
-    for item, answerable in labelled_items(document["items"]):
-        score = model_score(model, item) if model else score_of(item, "gate.score")
-        if score is not None:
-            (pos if answerable else neg).append(score)
+    scorer = partial(model_score, model) if model else None
+    pos, neg, _ = labelled_scores(document["items"], scorer=scorer)
     far = metrics.wilson_interval(metrics.accepted_count(neg, weak), len(neg))
     kept = metrics.wilson_interval(metrics.accepted_count(pos, weak), len(pos))
     return far.describe(percent=True), kept.describe(percent=True)
