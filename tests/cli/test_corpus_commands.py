@@ -140,3 +140,11 @@ def test_settings_errors_name_the_key(cli, tmp_path: Path, monkeypatch):
     monkeypatch.delenv("LASTWORD_RETRIEVAL__K")
     outcome = cli("--config", tmp_path / "absent.toml", "sources")
     assert outcome.code == 2 and "settings file not found" in outcome.err
+
+
+def test_progress_rate_is_never_a_misleading_zero() -> None:
+    from lastword.cli.corpus import rate_text
+
+    assert rate_text(5, 11.2) == "0.45/s"  # the demo's first batch, model load included
+    assert rate_text(600, 10.0) == "60/s"
+    assert rate_text(3, 0.0) == ""

@@ -31,6 +31,14 @@ IndexOption = Annotated[
 ]
 
 
+def rate_text(done: int, elapsed_s: float) -> str:
+    """Passages per second for the bar; a slow start (the model loading) is not shown as 0/s."""
+    if not elapsed_s:
+        return ""
+    rate = done / elapsed_s
+    return f"{rate:.0f}/s" if rate >= 10 else f"{rate:.2g}/s"
+
+
 class _RichProgress:
     """A progress bar with counts, rate and time left, on stderr (stdout stays clean)."""
 
@@ -59,7 +67,7 @@ class _RichProgress:
         if self._task is not None:
             self._done += passages
             elapsed = self._progress.tasks[0].elapsed or 0.0
-            rate = f"{self._done / elapsed:.0f}/s" if elapsed else ""
+            rate = rate_text(self._done, elapsed)
             self._progress.update(self._task, advance=passages, rate=rate)
 
     def finish(self) -> None:
