@@ -57,6 +57,9 @@ class Passage(Frozen):
     char_end: int
     text: str
     metadata: dict[str, Any] = Field(default_factory=dict)
+    kind: str = Field(
+        "body", description="body | abstract | caption | table | front | references | heading"
+    )
 
 
 class RetrievedPassage(Frozen):
@@ -70,6 +73,7 @@ class RetrievedPassage(Frozen):
     score: float
     text: str
     metadata: dict[str, Any] = Field(default_factory=dict)
+    kind: str = Field("body", description="The passage's kind (see ``Passage.kind``).")
 
 
 class AnswerSentence(Frozen):

@@ -37,6 +37,7 @@ class NewPassage:
     char_start: int
     char_end: int
     text: str
+    kind: str = "body"  # body | abstract | caption | table | front | references | heading
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,17 @@ class IndexInfo:
 class Store(Protocol):
     def info(self) -> IndexInfo: ...
 
-    def search(self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()) -> list[Hit]:
-        """Top-k passages by cosine similarity to a unit-norm query vector, best first."""
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by cosine similarity to a unit-norm query vector, best first.
+
+        ``kinds``: only passages of these kinds (None: every kind).
+        """
         ...
 
     def documents(self) -> Iterator[DocumentRecord]: ...
