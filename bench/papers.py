@@ -240,7 +240,9 @@ def main() -> int:
         if LocalStore.exists(index):
             print(f"reusing the index at {index} (no ingest timing)")
         else:
-            report = ingest_paths([args.data], index, embedder, settings.ingest)
+            # the PDFs only: the folder's README.md is about the data set, not a paper
+            pdfs = sorted(args.data.glob("*.pdf"))
+            report = ingest_paths(pdfs, index, embedder, settings.ingest)
             for failure in report.failed:
                 print(f"ingest failed: {failure}", file=sys.stderr)
             rate = report.passages_embedded / report.seconds if report.seconds else 0.0
@@ -258,7 +260,7 @@ def main() -> int:
             )
 
         with Pipeline(settings, LocalStore.open(index), embedder) as pipeline:
-            records = list(pipeline.store.documents())
+            records = [r for r in pipeline.store.documents() if file_of(r) in titles]
             kinds = _kind_counts(pipeline.store)
             right = []
             for record in records:
