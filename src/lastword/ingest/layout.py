@@ -84,6 +84,8 @@ def read_page(pdf_page: object, number: int) -> Page:
         handle = textpage.raw
         count = raw.FPDFText_CountChars(handle)
         text = textpage.get_text_range(0, count) if count > 0 else ""
+        if len(text) != count:  # characters outside the BMP: one code point per index
+            text = "".join(chr(raw.FPDFText_GetUnicode(handle, i) or 0xFFFD) for i in range(count))
         width, height = pdf_page.get_size()  # type: ignore[attr-defined]
         if pdf_page.get_rotation() in (90, 270):  # type: ignore[attr-defined]
             width, height = height, width
