@@ -94,7 +94,8 @@ def test_weak_retrieval_refuses_without_calling_the_generator(settings, demo_ind
     assert result.band is Band.WEAK and result.gate.score < pipeline.thresholds.weak
     assert generator.requests == []
     assert result.citations == () and "[" not in result.refusal.message
-    assert "does not hold the answer" in result.refusal.message
+    assert "retrieval gate found no passage close enough" in result.refusal.message
+    assert "licensed professional" not in result.refusal.message
 
 
 def test_excluding_the_evidence_turns_an_answer_into_a_refusal(settings, demo_index, minilm):

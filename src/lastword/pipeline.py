@@ -22,7 +22,7 @@ from lastword.gate import DEPTH, band_for, gate_signals, scope_refusal
 from lastword.gate.late_interaction import maxsim
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
-from lastword.refusals import refusal
+from lastword.refusals import refusal, reword
 from lastword.result import Band, Mechanism, Result, RetrievedPassage, Status
 from lastword.retrieve import retrieve
 from lastword.settings import Settings, Thresholds
@@ -199,6 +199,8 @@ class Pipeline:
         # 1. Scope guard: before anything else, no embedding, no model.
         scope_started = time.perf_counter()
         refused = scope_refusal(question, self.settings.scope)
+        if refused is not None:
+            refused = reword(refused, self.settings.refusals)
         scope_ms = (time.perf_counter() - scope_started) * 1000
         if refused is not None:
             return Result(
@@ -221,7 +223,7 @@ class Pipeline:
                 update={
                     "status": Status.REFUSED,
                     "decided_by": Mechanism.RETRIEVAL_GATE,
-                    "refusal": refusal(reason),
+                    "refusal": refusal(reason, messages=self.settings.refusals),
                     "timings_ms": timings,
                 }
             )
@@ -272,7 +274,12 @@ class Pipeline:
         verify_started = time.perf_counter()
         references = self.store.references({p.doc_id for p in base.passages})
         checked = verify_draft(
-            draft.text, base.passages, self.embedder, self.settings.verify, references
+            draft.text,
+            base.passages,
+            self.embedder,
+            self.settings.verify,
+            references,
+            question=base.question,
         )
         timings["verify"] = (time.perf_counter() - verify_started) * 1000
         update = {
@@ -290,7 +297,7 @@ class Pipeline:
             update |= {
                 "status": Status.REFUSED,
                 "decided_by": Mechanism.GENERATOR,
-                "refusal": refusal("generator_declined"),
+                "refusal": refusal("generator_declined", messages=self.settings.refusals),
                 "sentences": (),
                 "citations": (),
             }
@@ -298,7 +305,7 @@ class Pipeline:
             update |= {
                 "status": Status.REFUSED,
                 "decided_by": Mechanism.VERIFIER,
-                "refusal": refusal("unsupported_answer"),
+                "refusal": refusal(checked.refusal_reason, messages=self.settings.refusals),
                 "sentences": (),
                 "citations": (),
             }

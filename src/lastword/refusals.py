@@ -1,33 +1,41 @@
-"""Refusal values: what the user is told when the system does not answer.
+"""Refusal values: what the user is told when the system does not answer, and why.
 
-A refusal never cites anything. Its message says the current corpus does not hold the answer
-and points to a licensed professional or the primary source.
+Each reason is named by the mechanism that decided (scope guard, retrieval gate, generator,
+verifier) and its message says what actually happened, in words that fit any lab. The messages
+are settings (``[refusals]`` in lastword.toml), so an operator can reword them. A refusal never
+cites anything.
 """
 
 from __future__ import annotations
 
 from lastword.result import Refusal
+from lastword.settings import RefusalSettings
 
-_NOT_HELD = (
-    "The current corpus does not hold the answer to this question, so I will not guess. "
-    "Please consult the primary literature or a licensed professional."
-)
+#: every reason a refusal can carry, in the order the pipeline can reach them
+REASONS: tuple[str, ...] = tuple(RefusalSettings.model_fields)
+#: reasons decided by the verifier (the draft existed and was withheld)
+VERIFIER_REASONS = frozenset({"no_citations", "unsupported_answer", "injected_answer"})
 
-MESSAGES: dict[str, str] = {
-    "out_of_scope": "This question is outside the scope this corpus was set up for. " + _NOT_HELD,
-    "not_in_scope": "This question does not concern the topics this corpus covers. " + _NOT_HELD,
-    "empty_index": "The corpus is empty. Add documents with 'lastword ingest'.",
-    "weak_retrieval": "No passage in the corpus is close enough to this question. " + _NOT_HELD,
-    "generator_declined": "The passages retrieved do not answer this question. " + _NOT_HELD,
-    "unsupported_answer": (
-        "A draft answer was written, but none of its statements could be verified against the "
-        "passages it cited, so it is withheld. " + _NOT_HELD
-    ),
-}
+_DEFAULTS = RefusalSettings()
 
 
-def refusal(reason: str, detail: str = "") -> Refusal:
-    message = MESSAGES[reason]
+def refusal(reason: str, detail: str = "", messages: RefusalSettings | None = None) -> Refusal:
+    """The refusal for ``reason``, worded from ``messages`` (the settings' ``[refusals]``)."""
+    if reason not in REASONS:
+        raise ValueError(f"unknown refusal reason {reason!r}; known: {', '.join(REASONS)}")
+    message = getattr(messages or _DEFAULTS, reason)
     if detail:
         message = f"{message} ({detail})"
     return Refusal(reason=reason, message=message)
+
+
+def reword(refused: Refusal, messages: RefusalSettings) -> Refusal:
+    """A refusal made with the default wording (the scope guard's), in the configured words.
+
+    The detail in brackets after the message is kept.
+    """
+    default = getattr(_DEFAULTS, refused.reason, None)
+    if default is None or not refused.message.startswith(default):
+        return refused
+    configured = getattr(messages, refused.reason)
+    return refused.model_copy(update={"message": configured + refused.message[len(default) :]})

@@ -218,6 +218,66 @@ class VerifySettings(Section):
             "0.5 x lexical containment; measured for MiniLM in docs/verifier.md."
         ),
     )
+    relevance_floor: float = Field(
+        0.2,
+        ge=-1,
+        le=1,
+        description=(
+            "Minimum relevance of a kept sentence to the question: the larger of the cosine and "
+            "0.5 x cosine + 0.5 x share of the question's content words; measured for MiniLM "
+            "by bench/answer_relevance.py (docs/verifier.md)."
+        ),
+    )
+
+
+class RefusalSettings(Section):
+    """What a reader is told when no answer is given: one message per reason, named by the
+    mechanism that decided. Edit them to suit your lab; a refusal never cites anything."""
+
+    out_of_scope: str = Field(
+        "Not answered: the scope guard stopped this question before any search, because it "
+        "mentions a topic this corpus is set up to refuse.",
+        description="Scope guard: the question names a term listed in [scope] out_of_scope.",
+    )
+    not_in_scope: str = Field(
+        "Not answered: the scope guard found none of this corpus's topics in the question, so "
+        "nothing was searched.",
+        description="Scope guard: the question names none of the terms in [scope] in_scope.",
+    )
+    empty_index: str = Field(
+        "Not answered: the corpus is empty. Add documents with 'lastword ingest'.",
+        description="Retrieval: the index holds no passages.",
+    )
+    weak_retrieval: str = Field(
+        "Not answered: the retrieval gate found no passage close enough to this question, so "
+        "no answer was written. The documents held may not cover it; asking with the terms the "
+        "papers use can help.",
+        description="Retrieval gate: the best passages scored below the gate's weak threshold.",
+    )
+    generator_declined: str = Field(
+        "Not answered: passages were retrieved, but the generator found none that states what "
+        "was asked, so it declined to write an answer.",
+        description="Generator: it read the passages and said they do not answer the question.",
+    )
+    no_citations: str = Field(
+        "Not answered: a draft was written, but it carried no [N] markers, so the verifier could "
+        "not trace any of its statements to a passage and withheld it.",
+        description="Verifier: the draft cited no passage at all.",
+    )
+    unsupported_answer: str = Field(
+        "Not answered: a draft was written, but the verifier could not match any of its "
+        "statements to the passages they cite (or found they did not address the question), so "
+        "it was withheld.",
+        description="Verifier: every cited statement was dropped (weak support, numbers not in "
+        "the passages, phantom citations, off the question, contradicting its source).",
+    )
+    injected_answer: str = Field(
+        "Not answered: the draft's statements rested only on instructions found inside a "
+        "source (text addressed to a reader or a model), which are never evidence, so the "
+        "verifier withheld it.",
+        description="Verifier: every statement was supported only by flagged (instruction) "
+        "sentences.",
+    )
 
 
 class WebSearchSettings(Section):
@@ -395,6 +455,7 @@ class Settings(BaseSettings):
     gate: GateSettings = Field(default_factory=GateSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
+    refusals: RefusalSettings = Field(default_factory=RefusalSettings)
     websearch: WebSearchSettings = Field(default_factory=WebSearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     web: WebSettings = Field(default_factory=WebSettings)

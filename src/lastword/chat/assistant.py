@@ -28,6 +28,7 @@ from lastword.chat.trigger import (
 )
 from lastword.errors import ConfigError, InputError, ProviderError
 from lastword.pipeline import Pipeline
+from lastword.refusals import VERIFIER_REASONS
 from lastword.result import Mechanism, Refusal, Result, RetrievedPassage, Status
 from lastword.settings import Settings
 from lastword.websearch.budget import Budget
@@ -226,7 +227,7 @@ class Assistant:
             )
         if result.status in (Status.FAILED, Status.BLOCKED):
             kind: Failure | Decline = Failure.MODEL_FAILED
-        elif result.refusal is not None and result.refusal.reason == "unsupported_answer":
+        elif result.refusal is not None and result.refusal.reason in VERIFIER_REASONS:
             kind = Decline.UNVERIFIED
         elif result.refusal is not None and result.refusal.reason in _NO_EVIDENCE_REASONS:
             # "our papers don't cover that" is wrong for web results the model declined

@@ -1,9 +1,27 @@
-"""The default generator: no model. It quotes the retrieved sentences that best answer.
+"""The default generator: no model. It quotes the retrieved sentences that answer the question.
 
-Sentences of the retrieved passages are scored against the question by the local embedder,
-picked with maximal marginal relevance (so three sentences are not three wordings of one
-fact), and written verbatim, each followed by the ``[N]`` of its passage. The source's own
-bracketed reference numbers are neutralised first so they can never pass for ours.
+Every whole sentence of the retrieved passages is a candidate, except those that cannot be
+evidence: instructions addressed to a reader or a model (``lastword.injection``), fragments,
+headings, and passages of a kind that is not evidence (references, front matter). Each
+candidate is scored against the question asked (``answering.py``):
+
+- meaning: the embedder's cosine between the question and the sentence;
+- the question's own words: IDF-weighted share of its content words in the sentence (IDF over
+  the retrieved sentences, so a word every passage repeats counts little and a word no passage
+  holds counts most), with exact matches of rare terms, codes and numbers ("TLR7", "33RE",
+  "A/chicken/CL/15-12") weighing extra;
+- the kind of thing asked: a number for how many / how much / how long / what temperature / what
+  percentage, a name for which / who, a place for where;
+- penalties for what only looks like a statement: headings, captions, table rows, author lists,
+  bibliography entries, and sentences that report *other* studies ("X et al. found", "previous
+  studies reported") when the question is about the paper's own result.
+
+Sentences are picked with maximal marginal relevance (three wordings of one fact are not three
+facts) and each must clear ``RELEVANCE_FLOOR``, measured on the odd-numbered questions of the
+real-papers set (``bench/answer_relevance.py``). When a number is asked for and no sentence
+that clears the floor states one, or nothing clears it, the generator declines. Sentences are
+written verbatim, each followed by the ``[N]`` of its passage; the source's own bracketed
+reference numbers are neutralised first so they can never pass for ours.
 """
 
 from __future__ import annotations
@@ -13,18 +31,25 @@ import re
 import numpy as np
 
 from lastword.embed.protocol import Embedder
+from lastword.generate.answering import Candidate, QuestionProfile, score_candidates
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
+from lastword.injection import is_instruction
 from lastword.sentences import split_sentences
 
 #: sentences shorter than this are fragments (labels) rather than statements; a candidate
 #: must also end like a sentence, which leaves out headings
 MIN_WORDS = 5
+#: longer "sentences" are table bodies or run-together text, never quoted whole
+MAX_WORDS = 90
 #: MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity
 RELEVANCE_WEIGHT = 0.7
-#: weight of the passage's own retrieval score in a sentence's relevance
-PASSAGE_WEIGHT = 0.3
-
+#: the relevance a quoted sentence must reach (measured on the odd half; see the module doc)
+RELEVANCE_FLOOR = 0.42
+#: a second or third sentence must be this close to the first one's relevance
+FOLLOW_MARGIN = 0.12
+#: passage kinds never quoted (the retrieval default leaves them out too)
+NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
 _END_MARK = re.compile(r"([.!?][\"')\]]*)$")
 
@@ -37,46 +62,85 @@ def cite(sentence: str, n: int) -> str:
     return f"{sentence[: match.start()]} [{n}]{match.group(1)}"
 
 
+def candidates_of(request: GenerationRequest) -> list[Candidate]:
+    """Every whole sentence that may be quoted, with its passage."""
+    out: list[Candidate] = []
+    for passage in request.passages:
+        if passage.kind in NOT_EVIDENCE:
+            continue
+        sentences = split_sentences(neutralise_reference_markers(passage.text))
+        for position, sentence in enumerate(sentences):
+            words = len(sentence.split())
+            if words < MIN_WORDS or words > MAX_WORDS or not _END_MARK.search(sentence):
+                continue
+            if is_instruction(sentence):
+                continue
+            out.append(
+                Candidate(
+                    n=passage.n,
+                    text=sentence,
+                    passage_score=passage.score,
+                    kind=passage.kind,
+                    position=position,
+                    passage_text=passage.text,
+                )
+            )
+    return out
+
+
 class ExtractiveGenerator:
-    def __init__(self, embedder: Embedder, sentences: int = 3, min_similarity: float = 0.2) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        sentences: int = 3,
+        min_similarity: float = 0.2,
+        relevance_floor: float = RELEVANCE_FLOOR,
+    ) -> None:
         self._embedder = embedder
         self._sentences = sentences
         self._min_similarity = min_similarity
+        self._floor = relevance_floor
 
     @property
     def name(self) -> str:
         return "extractive"
 
     def generate(self, request: GenerationRequest) -> Draft:
-        candidates: list[tuple[int, str, float]] = []  # (passage n, sentence, passage score)
-        for passage in request.passages:
-            for sentence in split_sentences(neutralise_reference_markers(passage.text)):
-                if len(sentence.split()) >= MIN_WORDS and _END_MARK.search(sentence):
-                    candidates.append((passage.n, sentence, passage.score))
+        declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
+        candidates = candidates_of(request)
         if not candidates:
-            return Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
+            return declined
 
-        vectors = self._embedder.embed_documents([c[1] for c in candidates])
+        vectors = self._embedder.embed_documents([c.text for c in candidates])
         query = self._embedder.embed_queries([request.question])[0]
         similarity = vectors @ query
-        relevance = (1 - PASSAGE_WEIGHT) * similarity + PASSAGE_WEIGHT * np.array(
-            [c[2] for c in candidates], dtype=np.float32
-        )
+        profile = QuestionProfile.of(request.question)
+        relevance = score_candidates(profile, candidates, similarity)
+
+        eligible = [
+            i
+            for i in range(len(candidates))
+            if relevance[i] >= self._floor and similarity[i] >= self._min_similarity
+        ]
+        if profile.wants_number:
+            # The asked specific is a quantity: a sentence without one does not state it.
+            eligible = [i for i in eligible if candidates[i].has_quantity]
+        if not eligible:
+            return declined
+        best = max(relevance[i] for i in eligible)
+        remaining = [i for i in eligible if relevance[i] >= best - FOLLOW_MARGIN]
 
         chosen: list[int] = []
-        remaining = [i for i in range(len(candidates)) if similarity[i] >= self._min_similarity]
         while remaining and len(chosen) < self._sentences:
             if chosen:
                 redundancy = (vectors[remaining] @ vectors[chosen].T).max(axis=1)
             else:
                 redundancy = np.zeros(len(remaining), dtype=np.float32)
             mmr = RELEVANCE_WEIGHT * relevance[remaining] - (1 - RELEVANCE_WEIGHT) * redundancy
-            best = remaining[int(np.argmax(mmr))]
-            chosen.append(best)
-            remaining.remove(best)
-        if not chosen:
-            return Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
-
-        lines = [cite(candidates[i][1], candidates[i][0]) for i in chosen]
-        used = tuple(sorted({candidates[i][0] for i in chosen}))
+            pick = remaining[int(np.argmax(mmr))]
+            chosen.append(pick)
+            remaining.remove(pick)
+        # In reading order within a passage, passages in the order of the best sentence.
+        lines = [cite(candidates[i].text, candidates[i].n) for i in chosen]
+        used = tuple(sorted({candidates[i].n for i in chosen}))
         return Draft(text=" ".join(lines), declared=used if request.source_kind == "web" else None)

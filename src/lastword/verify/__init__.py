@@ -7,6 +7,10 @@ docs/verifier.md.
 """
 
 from lastword.verify.verifier import (
+    CONTRADICTS,
+    INJECTED,
+    NO_CONTENT,
+    OFF_QUESTION,
     PHANTOM_CITATION,
     UNCITED_CLAIM,
     UNSUPPORTED_NUMBER,
@@ -16,6 +20,10 @@ from lastword.verify.verifier import (
 )
 
 __all__ = [
+    "CONTRADICTS",
+    "INJECTED",
+    "NO_CONTENT",
+    "OFF_QUESTION",
     "PHANTOM_CITATION",
     "UNCITED_CLAIM",
     "UNSUPPORTED_NUMBER",

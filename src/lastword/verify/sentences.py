@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from lastword.verify.citations import MARKER_RE, strip_markers
 from lastword.verify.declines import is_decline_statement
+from lastword.verify.support import content_words
 
 _LIST_PREFIX_RE = re.compile(r"^(\s*(?:#{1,6}|[-*•+>]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+)")
 _SENTENCE_END_RE = re.compile(r"[.!?]+[\"'”’)]*")
@@ -128,3 +129,28 @@ def _is_emphasised_line(text: str) -> bool:
 
 def has_markers(text: str) -> bool:
     return MARKER_RE.search(text) is not None
+
+
+#: a claim needs at least this many content words of its own (stop words, numbers and the words
+#: of the prompt's own vocabulary left out)
+MIN_CONTENT_WORDS = 2
+_PROMPT_WORDS = frozenset(
+    "passage passages source sources cite cited citation marker markers number numbers answer "
+    "question two one given provided".split()
+)
+
+
+def has_own_content(text: str) -> bool:
+    """False for a fragment or a prompt echo ("for two passages. [1].", "as follows [2].").
+
+    A sentence with a number has content; otherwise it needs ``MIN_CONTENT_WORDS`` words that
+    are neither stop words nor the prompt's vocabulary, and a fragment that starts in lower case
+    needs one more.
+    """
+    plain = _plain(text)
+    if any(ch.isdigit() for ch in plain):
+        return True
+    words = {w for w in re.findall(r"[^\W\d_][\w\-]*", plain.lower()) if w not in _PROMPT_WORDS}
+    own = content_words(" ".join(words))
+    needed = MIN_CONTENT_WORDS + (1 if plain[:1].islower() else 0)
+    return len(own) >= needed

@@ -61,6 +61,8 @@ class SupportScore:
     lexical: float
     #: only computed on request (the benchmark): it doubles the embedding work
     passage_cosine: float | None = None
+    #: the passage sentence closest to the sentence (what the direction check compares with)
+    best_piece: str = ""
 
     @property
     def support(self) -> float:
@@ -111,11 +113,33 @@ def score_pairs(
     for s, p in pairs:
         row = similarity[sentence_row[s]]
         rows = piece_rows[p]
+        best = int(np.argmax(row[rows.start : rows.stop]))
         scores.append(
             SupportScore(
-                sentence_cosine=float(row[rows.start : rows.stop].max()),
+                sentence_cosine=float(row[rows.start + best]),
                 lexical=lexical_containment(clean_sentences[sentence_row[s]], clean_passages[p]),
                 passage_cosine=float(row[passage_row[p]]) if whole_passages else None,
+                best_piece=pieces[p][best],
             )
         )
     return scores
+
+
+def question_relevance(question: str, sentences: Sequence[str], embedder: Embedder) -> list[float]:
+    """How much each sentence addresses the question: the cosine between the two, raised by
+    the IDF-free share of the question's content words the sentence holds (so "280 chicks
+    were used" answers "How many chicks were used?" even when the embedder is lukewarm).
+
+    One embedding call for the question and the sentences together.
+    """
+    if not sentences:
+        return []
+    clean = [_MARKDOWN_RE.sub("", strip_markers(s)) for s in sentences]
+    vectors = np.asarray(embedder.embed_queries([question, *clean]), dtype=np.float32)
+    cosines = vectors[1:] @ vectors[0]
+    asked = content_words(question)
+    out = []
+    for sentence, cosine in zip(clean, cosines, strict=True):
+        overlap = len(asked & content_words(sentence)) / len(asked) if asked else 0.0
+        out.append(max(float(cosine), float(cosine) * 0.5 + overlap * 0.5))
+    return out

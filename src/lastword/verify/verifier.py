@@ -10,13 +10,23 @@ For every sentence, in this order (the first failure is the reason it is dropped
 2. a claim must cite: ``uncited_claim``. Lead-ins, bare headings and "the passages do not say"
    statements may stand uncited.
 3. every number must appear in a cited passage: ``unsupported_number``.
-4. at least one cited passage must support the sentence (``support.py``) at the floor:
-   ``weak_support``. Citations below the floor are removed from the shown sentence unless they
-   hold one of its numbers.
+4. a claim needs content of its own: a fragment or an echo of the prompt ("for two passages.
+   [1].") is dropped as ``no_content``.
+5. every number must appear in a cited passage, outside its flagged sentences:
+   ``unsupported_number`` (``injected`` when the number is only in a flagged sentence).
+6. at least one cited passage must support the sentence (``support.py``) at the floor, with the
+   passage's flagged sentences (``lastword.injection``: text addressed to a reader or a model)
+   left out: ``weak_support``, or ``injected`` when only a flagged sentence carried it or the
+   sentence is itself an instruction. Citations below the floor are removed from the shown
+   sentence unless they hold one of its numbers.
+7. when the question is given, the sentence must address it (``support.question_relevance`` at
+   ``relevance_floor``): ``off_question``.
+8. the sentence must not flip the direction or polarity of its best supporting passage sentence
+   ("did not reduce" vs "reduced", "higher" vs "lower"): ``contradicts`` (``direction.py``).
 
 ``supported`` is false when no cited sentence survives: the pipeline then refuses, decided by the
-verifier. ``declined`` marks a draft with refusal language and no surviving claim: the refusal
-was the generator's.
+verifier, for the reason in ``refusal_reason``. ``declined`` marks a draft with refusal language
+and no surviving claim: the refusal was the generator's.
 """
 
 from __future__ import annotations
@@ -26,7 +36,9 @@ from dataclasses import dataclass, field
 
 from lastword.embed.protocol import Embedder
 from lastword.errors import InputError
+from lastword.injection import is_instruction
 from lastword.result import AnswerSentence, DroppedSentence, Phantom, RetrievedPassage
+from lastword.sentences import split_sentences
 from lastword.settings import VerifySettings
 from lastword.store.protocol import ReferenceEntry
 from lastword.verify.citations import (
@@ -39,14 +51,27 @@ from lastword.verify.citations import (
     tidy,
 )
 from lastword.verify.declines import has_refusal_language
+from lastword.verify.direction import contradiction
 from lastword.verify.numbers import extract_quantities, missing_quantities, quantity_in
-from lastword.verify.sentences import DraftSentence, is_claim, split_draft
-from lastword.verify.support import score_pairs
+from lastword.verify.sentences import DraftSentence, has_own_content, is_claim, split_draft
+from lastword.verify.support import (
+    SupportScore,
+    lexical_containment,
+    question_relevance,
+    score_pairs,
+)
 
 PHANTOM_CITATION = "phantom_citation"
 UNCITED_CLAIM = "uncited_claim"
 UNSUPPORTED_NUMBER = "unsupported_number"
 WEAK_SUPPORT = "weak_support"
+NO_CONTENT = "no_content"
+INJECTED = "injected"
+OFF_QUESTION = "off_question"
+CONTRADICTS = "contradicts"
+#: share of a sentence's content words found in a passage's flagged sentences that makes the
+#: flagged sentence (not the science) what the sentence repeats
+INJECTED_OVERLAP = 0.5
 
 
 @dataclass(frozen=True)
@@ -60,6 +85,18 @@ class Verification:
     answer: str
     declined: bool
     supported: bool
+
+    @property
+    def refusal_reason(self) -> str:
+        """Why nothing survived, as a ``[refusals]`` reason (meaningful when not supported)."""
+        if self.declined:
+            return "generator_declined"
+        reasons = {d.reason for d in self.dropped}
+        if reasons and reasons <= {INJECTED, PHANTOM_CITATION} and INJECTED in reasons:
+            return "injected_answer"
+        if not self.phantoms and not any(d.citations for d in self.dropped):
+            return "no_citations"
+        return "unsupported_answer"
 
 
 @dataclass
@@ -146,17 +183,29 @@ def _rewrite(text: str, markers: Sequence[Marker], shown: set[int]) -> str:
     return tidy("".join(out))
 
 
+def split_flagged(text: str) -> tuple[str, str]:
+    """A passage's text without its flagged (instruction) sentences, and those sentences."""
+    sentences = split_sentences(text)
+    flagged = [s for s in sentences if is_instruction(s)]
+    if not flagged:
+        return text, ""
+    return " ".join(s for s in sentences if not is_instruction(s)), " ".join(flagged)
+
+
 def verify_draft(
     draft_text: str,
     passages: Sequence[RetrievedPassage],
     embedder: Embedder,
     settings: VerifySettings,
     references: Mapping[str, Sequence[ReferenceEntry]] | None = None,
+    *,
+    question: str | None = None,
 ) -> Verification:
     """Check every sentence of a draft against the passages retrieved for its question.
 
     ``references``: the retrieved documents' reference lists (doc_id -> entries, from
-    ``Store.references``): a marker that names a cited paper is a phantom.
+    ``Store.references``): a marker that names a cited paper is a phantom. With ``question``,
+    a kept sentence must also address it (``settings.relevance_floor``).
     """
     by_number = {p.n: p for p in passages}
     if len(by_number) != len(passages):
@@ -170,6 +219,12 @@ def verify_draft(
         for entry in (references or {}).get(doc_id, ())
     ]
     bibliography = BibliographyIndex({n: p.text for n, p in by_number.items()}, entries)
+    # Evidence is a passage without its instructions; the instructions are kept apart to name
+    # a sentence that only repeats them.
+    evidence: dict[int, str] = {}
+    flagged: dict[int, str] = {}
+    for n, p in by_number.items():
+        evidence[n], flagged[n] = split_flagged(p.text)
 
     items: list[_Checked] = []
     for draft in split_draft(draft_text):
@@ -185,10 +240,26 @@ def verify_draft(
         if not item.valid:
             item.drop(UNCITED_CLAIM, "makes a claim without citing a passage")
             continue
-        missing = missing_quantities(
-            _numbers_text(draft.text), [by_number[n].text for n in item.valid]
-        )
+        if not has_own_content(draft.text):
+            item.drop(NO_CONTENT, "a fragment or an echo of the instructions, not a statement")
+            continue
+        if is_instruction(strip_markers(draft.text)):
+            item.drop(INJECTED, "the sentence is an instruction, not a finding")
+            continue
+        missing = missing_quantities(_numbers_text(draft.text), [evidence[n] for n in item.valid])
         if missing:
+            planted = [
+                q
+                for q in missing
+                if any(quantity_in(q, extract_quantities(flagged[n])) for n in item.valid)
+            ]
+            if planted:
+                item.drop(
+                    INJECTED,
+                    ", ".join(f"'{q.text}'" for q in planted)
+                    + f" appears only in an instruction inside passage(s) {_fmt(item.valid)}",
+                )
+                continue
             item.drop(
                 UNSUPPORTED_NUMBER,
                 ", ".join(f"'{q.text}'" for q in missing)
@@ -199,19 +270,30 @@ def verify_draft(
     candidates = [i for i, item in enumerate(items) if item.claim and not item.dropped]
     pairs = [(i, n) for i in candidates for n in items[i].valid]
     texts = [item.draft.text for item in items]
-    passage_texts = {n: p.text for n, p in by_number.items()}
-    index_of = {n: j for j, n in enumerate(passage_texts)}
+    index_of = {n: j for j, n in enumerate(evidence)}
     scores = score_pairs(
         texts,
-        list(passage_texts.values()),
+        [evidence[n] or " " for n in evidence],
         [(i, index_of[n]) for i, n in pairs],
         embedder,
     )
-    support: dict[int, dict[int, float]] = {i: {} for i in candidates}
+    support: dict[int, dict[int, SupportScore]] = {i: {} for i in candidates}
     for (i, n), score in zip(pairs, scores, strict=True):
-        support[i][n] = score.support
+        support[i][n] = score
     for i in candidates:
-        _judge_support(items[i], support[i], by_number, settings.support_floor)
+        _judge_support(items[i], support[i], by_number, settings.support_floor, flagged)
+    survivors = [i for i in candidates if items[i].kept is not None]
+    if question is not None and survivors:
+        relevance = question_relevance(question, [texts[i] for i in survivors], embedder)
+        for i, score in zip(survivors, relevance, strict=True):
+            if score < settings.relevance_floor:
+                items[i].kept = None
+                items[i].drop(
+                    OFF_QUESTION,
+                    f"relevance to the question {score:.2f} below the floor "
+                    f"{settings.relevance_floor:.2f}",
+                    items[i].valid,
+                )
 
     kept = [item.kept for item in items if item.kept is not None]
     supported = any(s.citations for s in kept)
@@ -232,14 +314,38 @@ def verify_draft(
 
 def _judge_support(
     item: _Checked,
-    support: dict[int, float],
+    scored: dict[int, SupportScore],
     by_number: dict[int, RetrievedPassage],
     floor: float,
+    flagged: dict[int, str],
 ) -> None:
+    support = {n: s.support for n, s in scored.items()}
     best = max(support.values())
     if best < floor:
+        echoed = [
+            n
+            for n in item.valid
+            if flagged[n]
+            and lexical_containment(strip_markers(item.draft.text), flagged[n]) >= INJECTED_OVERLAP
+        ]
+        if echoed:
+            item.drop(
+                INJECTED,
+                f"supported only by an instruction inside passage(s) {_fmt(echoed)}",
+                item.valid,
+            )
+            return
         scores = ", ".join(f"[{n}] {s:.2f}" for n, s in support.items())
         item.drop(WEAK_SUPPORT, f"support {scores} below the floor {floor:.2f}", item.valid)
+        return
+    top = max(support, key=lambda n: support[n])
+    flip = contradiction(item.draft.text, scored[top].best_piece)
+    if flip is not None:
+        item.drop(
+            CONTRADICTS,
+            f"{flip} [{top}]: '{scored[top].best_piece[:160]}'",
+            item.valid,
+        )
         return
     shown = {n for n, s in support.items() if s >= floor}
     # A citation below the floor stays only when it is where one of the numbers comes from.

@@ -1,0 +1,239 @@
+"""Does a sentence answer the question that was asked? The extractive generator's scorer.
+
+``QuestionProfile`` reads a question once: its content words, its rare terms and codes, and the
+kind of thing it asks for (a number, a name, a place). ``score_candidates`` turns each candidate
+sentence into one relevance value:
+
+    relevance = W_COSINE x cosine + W_WORDS x IDF-weighted share of the question's words
+                + W_PASSAGE x the passage's retrieval score + bonuses - penalties
+
+The weights and the penalties were set on the odd-numbered questions of the real-papers set
+(``bench/answer_relevance.py`` prints their effect on both halves).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lastword.verify.numbers import extract_quantities
+
+W_COSINE = 0.45
+W_WORDS = 0.45
+W_PASSAGE = 0.1
+#: a question's words found in the sentence's neighbours (same passage) count this much
+NEIGHBOUR_CREDIT = 0.4
+#: extra weight of a rare term, code or number written in the question
+RARE_TERM_WEIGHT = 1.5
+BONUS_ANSWER_KIND = 0.04
+PENALTY_NO_QUANTITY = 0.15
+PENALTY_HEADING = 0.2
+PENALTY_CAPTION = 0.04
+PENALTY_TABLE_ROW = 0.1
+PENALTY_AUTHORS = 0.25
+PENALTY_BIBLIOGRAPHY = 0.25
+PENALTY_OTHER_STUDY = 0.06
+BONUS_OWN_RESULT = 0.03
+
+_STEM = 6
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]+(?:[\-/.][A-Za-z0-9]+)*")
+_STOP = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself just
+    may might more most much must my no nor not now of off on once only or other our ours out
+    over own same she should so some such than that the their theirs them then there these they
+    this those through to too under until up upon very via was we were what when where which
+    while who whom why will with within without would you your whether among versus vs per also
+    many long often far large old high did does do use used using give gave given take took
+    taken show showed shown according paper study studies trial experiment work article review
+    reported report reports value values measured part total number""".split()
+)
+_NUMBER_QUESTION = re.compile(
+    r"\bhow\s+(many|much|long|large|old|often|far|high|low|big|fast|severe|strong)\b"
+    r"|\bwhat\s+(?:\w+\s+){0,3}?(percentage|proportion|share|fraction|temperature|dose|doses|"
+    r"concentration|concentrations|level|levels|ratio|rate|titre|titer|yield|amount|number|"
+    r"mics?|mfcs?|km|ki|ic50|ec50|ld50|noael|count|counts|size|length|duration|age|"
+    r"weight|mass|factor|composition|value|values|quantity|content)\b"
+    r"|\bat\s+what\b|\bby\s+(roughly\s+)?what\b|\bhow\s+much\b",
+    re.I,
+)
+_NAME_QUESTION = re.compile(r"^\s*(which|who|whom|whose|what\s+is\s+the\s+name)\b|\bwhich\b", re.I)
+_PLACE_QUESTION = re.compile(r"^\s*where\b|\bfrom\s+where\b|\bwhere\s+was\b", re.I)
+_OTHER_WORK_QUESTION = re.compile(
+    r"\bet\s+al\b|\breview\b|\bcited\b|\baccording\s+to\b|\breported\b|\bthe\s+eu\b", re.I
+)
+
+_CAPTION_RE = re.compile(r"^\s*(fig(ure)?s?\.?|table|supplementary|scheme|plate)\s*[\dS]", re.I)
+_NUMBERED_HEADING_RE = re.compile(r"^\s*\d+(\.\d+)*\.?\s+[A-Z]")
+_BIBLIOGRAPHY_RE = re.compile(
+    r"(\b(19|20)\d{2}[a-z]?\s*[;:,.)]\s*\d+\s*[(:]|\bdoi\s*:|\bdoi\.org|\bvol\.\s*\d|\bpp\.\s*\d"
+    r"|\b\d+\s*\(\d+\)\s*:\s*\d+|\bet\s+al\.\s*\(?(19|20)\d{2}\)?[.,]\s+[A-Z][a-z]+"
+    r"|\b[A-Z][a-z]+\s+[A-Z]{1,2},\s+[A-Z][a-z]+\s+[A-Z]{1,2}\b)"
+)
+_OTHER_STUDY_RE = re.compile(
+    r"\bet\s+al\.|\b(previous|earlier|prior|other|several|many|recent)\s+(studies|reports|"
+    r"work|works|research|authors|investigators)\b|\b(has|have|had)\s+been\s+(reported|shown|"
+    r"demonstrated|described|documented)\b|\(refs?\.\s*\d|\breported\s+(by|that)\b",
+    re.I,
+)
+_OWN_RESULT_RE = re.compile(
+    r"\b(we|our)\b|\bin\s+(this|the\s+present|the\s+current)\s+(study|work|experiment|trial)\b"
+    r"|\b(the\s+)?present\s+(study|results|findings)\b",
+    re.I,
+)
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:_STEM]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
+
+
+def _terms(text: str) -> set[str]:
+    return {_stem(w) for w in _words(text) if w.lower() not in _STOP and len(w) > 1}
+
+
+def _is_rare_token(word: str) -> bool:
+    """A code, a name with digits or capitals inside, or a number: "TLR7", "33RE", "H9N2"."""
+    if any(ch.isdigit() for ch in word):
+        return True
+    inner = word[1:]
+    return any(ch.isupper() for ch in inner) and any(ch.islower() for ch in word + "a")
+
+
+@dataclass(frozen=True)
+class QuestionProfile:
+    question: str
+    terms: frozenset[str]
+    rare: frozenset[str]
+    wants_number: bool
+    wants_name: bool
+    wants_place: bool
+    about_other_work: bool
+
+    @classmethod
+    def of(cls, question: str) -> QuestionProfile:
+        words = _words(question)
+        rare = {_stem(w) for w in words if _is_rare_token(w) and w.lower() not in _STOP}
+        return cls(
+            question=question,
+            terms=frozenset(_terms(question)),
+            rare=frozenset(rare),
+            wants_number=bool(_NUMBER_QUESTION.search(question)),
+            wants_name=bool(_NAME_QUESTION.search(question)),
+            wants_place=bool(_PLACE_QUESTION.search(question)),
+            about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
+        )
+
+
+@dataclass
+class Candidate:
+    """A whole sentence of a retrieved passage that the generator may quote."""
+
+    n: int
+    text: str
+    passage_score: float
+    kind: str = "body"
+    position: int = 0
+    passage_text: str = ""
+    terms: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.terms = _terms(self.text)
+
+    @property
+    def has_quantity(self) -> bool:
+        return any(not _looks_like_year(q.text) for q in extract_quantities(self.text))
+
+
+def _looks_like_year(text: str) -> bool:
+    return bool(re.fullmatch(r"(19|20)\d{2}", text.strip()))
+
+
+def _title_case_share(text: str) -> float:
+    words = [w for w in re.findall(r"[A-Za-z][a-z]+", text) if len(w) > 3]
+    if not words:
+        return 0.0
+    return sum(w[0].isupper() for w in words) / len(words)
+
+
+def _number_share(text: str) -> float:
+    tokens = text.split()
+    if not tokens:
+        return 0.0
+    return sum(any(ch.isdigit() for ch in t) for t in tokens) / len(tokens)
+
+
+def penalties(candidate: Candidate, profile: QuestionProfile) -> tuple[float, list[str]]:
+    """What makes a sentence only look like a statement, and how much it costs."""
+    text = candidate.text
+    cost = 0.0
+    why: list[str] = []
+    if _NUMBERED_HEADING_RE.match(text) or _title_case_share(text) > 0.7:
+        cost += PENALTY_HEADING
+        why.append("heading")
+    if candidate.kind == "caption" or _CAPTION_RE.match(text):
+        cost += PENALTY_CAPTION
+        why.append("caption")
+    if candidate.kind == "table" or _number_share(text) > 0.4:
+        cost += PENALTY_TABLE_ROW
+        why.append("table")
+    if text.count(",") >= 4 and _title_case_share(text) > 0.6:
+        cost += PENALTY_AUTHORS
+        why.append("authors")
+    if _BIBLIOGRAPHY_RE.search(text):
+        cost += PENALTY_BIBLIOGRAPHY
+        why.append("bibliography")
+    if not profile.about_other_work and _OTHER_STUDY_RE.search(text):
+        cost += PENALTY_OTHER_STUDY
+        why.append("other study")
+    return cost, why
+
+
+def score_candidates(
+    profile: QuestionProfile, candidates: Sequence[Candidate], similarity: np.ndarray
+) -> np.ndarray:
+    """One relevance value per candidate (see the module doc)."""
+    count = len(candidates)
+    frequency: dict[str, int] = {}
+    for c in candidates:
+        for t in c.terms & profile.terms:
+            frequency[t] = frequency.get(t, 0) + 1
+    weights = {
+        t: math.log((count + 1) / (frequency.get(t, 0) + 0.5))
+        * (RARE_TERM_WEIGHT if t in profile.rare else 1.0)
+        for t in profile.terms
+    }
+    total = sum(weights.values()) or 1.0
+    passage_terms: dict[int, set[str]] = {}
+    for c in candidates:
+        passage_terms.setdefault(c.n, set()).update(c.terms)
+
+    scores = np.zeros(count, dtype=np.float32)
+    for i, c in enumerate(candidates):
+        own = c.terms & profile.terms
+        around = (passage_terms[c.n] & profile.terms) - own
+        words = (
+            sum(weights[t] for t in own) + NEIGHBOUR_CREDIT * sum(weights[t] for t in around)
+        ) / total
+        score = (
+            W_COSINE * float(similarity[i]) + W_WORDS * words + W_PASSAGE * c.passage_score
+        )
+        if profile.wants_number and not c.has_quantity:
+            score -= PENALTY_NO_QUANTITY
+        elif profile.wants_number:
+            score += BONUS_ANSWER_KIND
+        if profile.wants_place and re.search(r"\b(from|in|at)\s+(the\s+)?[A-Z][a-z]+", c.text):
+            score += BONUS_ANSWER_KIND
+        if not profile.about_other_work and _OWN_RESULT_RE.search(c.text):
+            score += BONUS_OWN_RESULT
+        cost, _ = penalties(c, profile)
+        scores[i] = score - cost
+    return scores
