@@ -1,4 +1,4 @@
-"""Step 2: embed the question and find the top-k passages by cosine similarity."""
+"""Steps 2-3: embed the question (2), then find the top-k passages by cosine similarity (3)."""
 
 from __future__ import annotations
 

@@ -31,10 +31,10 @@ from threadpoolctl import ThreadpoolController
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.gate.lexical import terms
 from lastword.result import Passage
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+from lastword.terms import terms
 
 FORMAT_VERSION = "1"
 DB_NAME = "index.sqlite"
