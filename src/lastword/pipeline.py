@@ -25,7 +25,7 @@ from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal
 from lastword.result import Band, Mechanism, Result, RetrievedPassage, Status
-from lastword.retrieve import retrieve
+from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import Settings, Thresholds
 from lastword.store.local import LocalStore
 from lastword.store.protocol import IndexInfo, Store
@@ -81,6 +81,7 @@ class Pipeline:
         self._generator: Generator | None = None if isinstance(generator, str) else generator
         self.index_info = store.info()
         self.thresholds: Thresholds = settings.thresholds_for(self.index_info.embedder.name)
+        self.retrieve_tuning = tuning_from(settings.retrieve)
         self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name)
 
     @classmethod
@@ -133,7 +134,15 @@ class Pipeline:
         # 2-3. Embed and retrieve. The gate's signals always look DEPTH deep, whatever k the
         # reader wants shown; the gate embeds the question's tokens first when it reads them.
         tokens_ms = self.gate.prepare(question)
-        found = retrieve(question, self.embedder, self.store, max(k, DEPTH), exclude_doc_ids)
+        found = retrieve(
+            question,
+            self.embedder,
+            self.store,
+            max(k, DEPTH),
+            exclude_doc_ids,
+            mode=self.settings.retrieve.mode,
+            tuning=self.retrieve_tuning,
+        )
         # 4. The retrieval gate, on the ranking retrieval produced.
         decision = self.gate.run(question, found.passages)
         return Result(
@@ -147,6 +156,7 @@ class Pipeline:
             timings_ms={
                 "embed": tokens_ms + found.embed_ms,
                 "retrieve": found.retrieve_ms,
+                **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
                 "gate": decision.gate_ms,
             },
         )
