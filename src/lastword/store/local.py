@@ -1,6 +1,7 @@
 """The embedded default store: one directory, no service.
 
-    DIR/index.sqlite        documents, passages (with their vectors as BLOBs), meta
+    DIR/index.sqlite        documents, passages (with their vectors as BLOBs), meta, and the
+                            lexical index (FTS5, ``store/lexical.py``), one transaction for all
     DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
@@ -31,12 +32,13 @@ from threadpoolctl import ThreadpoolController
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.gate.lexical import terms
 from lastword.result import Passage
+from lastword.store import lexical
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
+from lastword.terms import terms
 
 FORMAT_VERSION = "2"  # 2: content-hash ids, passage kinds and flags, sources, references
 DB_NAME = "index.sqlite"
@@ -133,6 +135,7 @@ class LocalStore(StoreExtras):
             if store._meta("format_version") is None:
                 store._initialise(embedder)
             store._check_format()
+            lexical.ensure(conn)  # an index built before the lexical index gets it now
             store._remove_stray_files()
         except BaseException:
             os.close(lock_fd)
@@ -291,6 +294,7 @@ class LocalStore(StoreExtras):
             ],
         )
         self.put_references(record.doc_id, references)
+        lexical.add_document(self._conn, record.doc_id)  # same transaction as the passages
 
     def remove_document(self, doc_id: str) -> None:
         self._begin_if_needed()
@@ -432,6 +436,27 @@ class LocalStore(StoreExtras):
         top = top[np.isfinite(scores[top])]
         passages = self.passages_by_id([int(ids[row]) for row in top])
         return [Hit(passage=passages[int(ids[row])], score=float(scores[row])) for row in top]
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of each of these passages to a unit-norm query vector."""
+        matrix, ids = self._load_matrix()
+        rows = np.searchsorted(ids, np.asarray(passage_ids, dtype=np.int64))
+        found = [(pid, int(r)) for pid, r in zip(passage_ids, rows, strict=True) if r < len(ids)]
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        return {pid: float(matrix[r] @ query) for pid, r in found if ids[r] == pid}
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by BM25 over the lexical index (``store/lexical.py``), best first."""
+        schema = lexical.ready(self._conn)
+        found = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema)
+        passages = self.passages_by_id([pid for pid, _ in found])
+        return [Hit(passage=passages[pid], score=score) for pid, score in found]
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)
