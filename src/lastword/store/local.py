@@ -4,6 +4,7 @@
     DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
+    DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
     DIR/index.lock          held by the one process allowed to write
 
 SQLite is the source of truth and the only thing that must survive a crash: every batch of an
@@ -33,6 +34,8 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.gate.lexical import terms
 from lastword.result import Passage
+from lastword.settings import StoreSettings
+from lastword.store import ann
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
 
@@ -59,7 +62,8 @@ CREATE TABLE IF NOT EXISTS passages (
     char_start INTEGER NOT NULL,
     char_end INTEGER NOT NULL,
     text TEXT NOT NULL,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'body'
 );
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 """
@@ -84,8 +88,16 @@ def _now() -> str:
 class LocalStore:
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
-    def __init__(self, directory: Path, conn: sqlite3.Connection, lock_fd: int | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        conn: sqlite3.Connection,
+        lock_fd: int | None,
+        settings: StoreSettings | None = None,
+    ) -> None:
         self.directory = directory
+        self.location = str(directory)
+        self.settings = settings or StoreSettings()
         self._conn = conn
         self._lock_fd = lock_fd
         self._matrix: np.ndarray | None = None
@@ -93,6 +105,10 @@ class LocalStore:
         self._matrix_generation = -1
         self._lexicon: tuple[int, dict[str, int]] | None = None
         self._lexicon_generation = -1
+        self._graph: object | None = None
+        self._graph_generation = -1
+        self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
+        self._kind_generation = -1
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -100,19 +116,21 @@ class LocalStore:
         return (directory / DB_NAME).is_file()
 
     @classmethod
-    def open(cls, directory: Path) -> LocalStore:
+    def open(cls, directory: Path, settings: StoreSettings | None = None) -> LocalStore:
         """Open an existing index for reading (no lock: readers never block a writer)."""
         if not cls.exists(directory):
             raise CorpusIndexError(
                 f"no index at {directory}: "
                 f"build one with 'lastword ingest PATH --index {directory}'"
             )
-        store = cls(directory, cls._connect(directory), lock_fd=None)
+        store = cls(directory, cls._connect(directory), lock_fd=None, settings=settings)
         store._check_format()
         return store
 
     @classmethod
-    def open_for_write(cls, directory: Path, embedder: EmbedderInfo) -> LocalStore:
+    def open_for_write(
+        cls, directory: Path, embedder: EmbedderInfo, settings: StoreSettings | None = None
+    ) -> LocalStore:
         """Open (creating if needed) with the writer's lock held until ``close``."""
         directory.mkdir(parents=True, exist_ok=True)
         lock_fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
@@ -125,7 +143,7 @@ class LocalStore:
             ) from None
         try:
             conn = cls._connect(directory)
-            store = cls(directory, conn, lock_fd)
+            store = cls(directory, conn, lock_fd, settings)
             if store._meta("format_version") is None:
                 store._initialise(embedder)
             store._check_format()
@@ -148,6 +166,9 @@ class LocalStore:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=10000")
             conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(passages)")}
+            if "kind" not in columns:  # an index written before passages had a kind
+                conn.execute("ALTER TABLE passages ADD COLUMN kind TEXT NOT NULL DEFAULT 'body'")
         except sqlite3.DatabaseError as exc:
             raise CorpusIndexError(f"{directory / DB_NAME} is not a usable index: {exc}") from exc
         conn.row_factory = sqlite3.Row
@@ -181,8 +202,8 @@ class LocalStore:
         current = self._meta("generation")
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
-            derived = path.suffix in (".npy", ".json") and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-")
+            derived = path.suffix in (".npy", ".json", ".bin") and path.stem.startswith(
+                ("vectors-", "ids-", "lexicon-", "hnsw-")
             )
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
@@ -264,8 +285,8 @@ class LocalStore:
             ),
         )
         self._conn.executemany(
-            "INSERT INTO passages(doc_id, position, page, char_start, char_end, text, vector) "
-            "VALUES(?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO passages(doc_id, position, page, char_start, char_end, text, vector, "
+            "kind) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     record.doc_id,
@@ -275,6 +296,7 @@ class LocalStore:
                     p.char_end,
                     p.text,
                     vectors[i].astype("<f4").tobytes(),
+                    p.kind,
                 )
                 for i, p in enumerate(passages)
             ],
@@ -314,19 +336,44 @@ class LocalStore:
             self.directory / f"ids-{generation}.npy",
         )
 
-    def refresh_matrix(self) -> None:
-        """Write the matrix for the committed generation (writers call this after committing)."""
+    def refresh_derived(self) -> None:
+        """Write the matrix (and graph) of the committed generation (writers, after commits)."""
         generation = self._generation()
         vectors_path, ids_path = self._matrix_paths(generation)
-        if vectors_path.exists() and ids_path.exists():
-            return
-        vectors, ids = self._read_vectors()
-        write_atomically(self._lexicon_path(generation), self._count_terms())
-        for path, array in ((ids_path, ids), (vectors_path, vectors)):
-            write_atomically(path, array)
-        fsync_directory(self.directory)
+        if not (vectors_path.exists() and ids_path.exists()):
+            vectors, ids = self._read_vectors()
+            write_atomically(self._lexicon_path(generation), self._count_terms())
+            for path, array in ((ids_path, ids), (vectors_path, vectors)):
+                write_atomically(path, array)
+            fsync_directory(self.directory)
         if self._lock_fd is not None:
+            self._refresh_graph(generation)
             self._remove_stray_files()
+
+    refresh_matrix = refresh_derived  # the name callers used before the Store protocol had one
+
+    def _refresh_graph(self, generation: int) -> None:
+        path = ann.graph_path(self.directory, generation)
+        vectors_path, ids_path = self._matrix_paths(generation)
+        ids = np.load(ids_path)
+        if path.exists() or len(ids) < self.settings.ann_min_passages:
+            return
+        matrix = np.load(vectors_path, mmap_mode="r")
+        previous = None
+        found = ann.previous_graph(self.directory, generation)
+        if found is not None:
+            old_ids_path = self._matrix_paths(found[0])[1]
+            if old_ids_path.exists():
+                previous = (found[1], np.load(old_ids_path))
+        graph = ann.build_graph(
+            matrix,
+            ids,
+            m=self.settings.ann_m,
+            ef_construction=self.settings.ann_ef_construction,
+            previous=previous,
+        )
+        ann.save_graph(graph, path)
+        fsync_directory(self.directory)
 
     def _lexicon_path(self, generation: int) -> Path:
         return self.directory / f"lexicon-{generation}.json"
@@ -390,7 +437,13 @@ class LocalStore:
         return matrix, ids
 
     # ----------------------------------------------------------------- reading
-    def search(self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()) -> list[Hit]:
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
         matrix, ids = self._load_matrix()
         if len(ids) == 0 or k <= 0:
             return []
@@ -400,18 +453,80 @@ class LocalStore:
                 f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
             )
         _use_single_thread_blas()
+        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
+        graph = self._load_graph(len(ids), matrix.shape[1])
+        if graph is not None:
+
+            def keep(rows: np.ndarray) -> np.ndarray:
+                mask = np.ones(len(rows), dtype=bool)
+                if excluded is not None and len(excluded):
+                    mask &= ~np.isin(ids[rows], excluded)
+                if kinds is not None:
+                    mask &= self._kind_mask(kinds, rows)
+                return mask
+
+            filtered = (excluded is not None and len(excluded) > 0) or kinds is not None
+            found = ann.search(
+                graph,
+                matrix,
+                ids,
+                query,
+                k,
+                candidates=self.settings.ann_candidates * (4 if filtered else 1),
+                keep=keep if filtered else None,
+            )
+            if found is not None:
+                return self._hits(ids, *found)
         scores = matrix @ query
-        if exclude_doc_ids:
-            excluded = self._passage_ids_of(exclude_doc_ids)
-            if len(excluded):
-                scores = scores.copy()
-                scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
+        if excluded is not None and len(excluded):
+            scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
+        if kinds is not None:
+            scores[~self._kind_mask(kinds, None)] = -np.inf
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         top = top[np.isfinite(scores[top])]
-        passages = self.passages_by_id([int(ids[row]) for row in top])
-        return [Hit(passage=passages[int(ids[row])], score=float(scores[row])) for row in top]
+        return self._hits(ids, top, scores[top])
+
+    def _hits(self, ids: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        passages = self.passages_by_id([int(ids[row]) for row in rows])
+        return [
+            Hit(passage=passages[int(ids[row])], score=float(score))
+            for row, score in zip(rows, scores, strict=True)
+        ]
+
+    def _load_graph(self, passages: int, dim: int) -> object | None:
+        if passages < self.settings.ann_min_passages:
+            return None
+        generation = self._matrix_generation
+        if self._graph_generation != generation:
+            # Missing (a writer died before building it): search exactly until one is written.
+            path = ann.graph_path(self.directory, generation)
+            self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
+            self._graph_generation = generation
+        return self._graph
+
+    def _kind_mask(self, kinds: Collection[str], rows: np.ndarray | None) -> np.ndarray:
+        """Which matrix rows (all, or ``rows``) hold a passage of one of ``kinds``."""
+        generation = self._matrix_generation
+        if self._kind_codes is None or self._kind_generation != generation:
+            names = [row[0] for row in self._conn.execute("SELECT kind FROM passages ORDER BY id")]
+            table: dict[str, int] = {}
+            codes = np.fromiter(
+                (table.setdefault(name, len(table)) for name in names),
+                dtype=np.int16,
+                count=len(names),
+            )
+            self._kind_codes, self._kind_generation = (codes, table), generation
+        codes, table = self._kind_codes
+        if self._ids is not None and len(codes) != len(self._ids):  # a write landed in between
+            self._kind_generation = -1
+            allowed = self._passage_ids_of_kinds(kinds)
+            selected_ids = self._ids if rows is None else self._ids[rows]
+            return np.isin(selected_ids, allowed)
+        wanted = np.array([table[name] for name in kinds if name in table], dtype=np.int16)
+        selected = codes if rows is None else codes[rows]
+        return np.isin(selected, wanted)
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)
@@ -427,13 +542,19 @@ class LocalStore:
             ]
         return np.array(sorted(found), dtype=np.int64)
 
+    def _passage_ids_of_kinds(self, kinds: Collection[str]) -> np.ndarray:
+        kinds = list(kinds)
+        marks = ",".join("?" * len(kinds))
+        rows = self._conn.execute(f"SELECT id FROM passages WHERE kind IN ({marks})", kinds)
+        return np.array([row[0] for row in rows], dtype=np.int64)
+
     def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
         if not passage_ids:
             return {}
         marks = ",".join("?" * len(passage_ids))
         rows = self._conn.execute(
             "SELECT p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, "
-            f"p.text, d.metadata FROM passages p JOIN documents d USING (doc_id) "
+            f"p.text, d.metadata, p.kind FROM passages p JOIN documents d USING (doc_id) "
             f"WHERE p.id IN ({marks})",
             list(passage_ids),
         ).fetchall()
@@ -449,6 +570,7 @@ class LocalStore:
                 char_end=row["char_end"],
                 text=row["text"],
                 metadata=json.loads(row["metadata"]),
+                kind=row["kind"],
             )
             for row in rows
         }
@@ -489,6 +611,7 @@ class LocalStore:
             self._conn.close()
         finally:
             self._matrix = None
+            self._graph = None
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None

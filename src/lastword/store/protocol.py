@@ -1,7 +1,14 @@
 """The store seam: where passages and their vectors live.
 
-The embedded default is ``LocalStore`` (SQLite + a memory-mapped float32 matrix); a server
-engine (pgvector, Qdrant) implements the same protocol.
+The embedded default is ``LocalStore`` (SQLite + a memory-mapped float32 matrix, an HNSW graph
+past ``[store] ann_min_passages``); ``PostgresStore`` keeps the same data in PostgreSQL with
+pgvector. ``lastword.store.open_store`` picks one from the settings; every caller holds a
+``Store`` and nothing else. ``tests/store/contract.py`` is the behaviour every store must show.
+
+Writes: ``put_document``/``remove_document`` open a batch, ``commit`` makes it durable all or
+nothing (and changes the fingerprint), ``rollback`` drops it, ``refresh_derived`` brings search
+structures (a matrix, a graph, a lexicon) up to the committed state. Only a store opened for
+writing accepts writes, and only one writer at a time holds an index.
 """
 
 from __future__ import annotations
@@ -58,6 +65,14 @@ class IndexInfo:
 
 @runtime_checkable
 class Store(Protocol):
+    #: where the index is, for messages (a directory, or a database and schema; no password)
+    location: str
+
+    @property
+    def embedder(self) -> EmbedderInfo:
+        """The embedder whose vectors this index holds."""
+        ...
+
     def info(self) -> IndexInfo: ...
 
     def search(
@@ -87,6 +102,12 @@ class Store(Protocol):
         """doc_id -> content hash of every stored document."""
         ...
 
+    def document_sources(self) -> dict[str, str]:
+        """doc_id -> the source it was read from (for --sync and removal)."""
+        ...
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]: ...
+
     def put_document(
         self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
     ) -> None:
@@ -99,4 +120,18 @@ class Store(Protocol):
         """Make every change since the last commit durable, all or nothing."""
         ...
 
-    def close(self) -> None: ...
+    def rollback(self) -> None:
+        """Drop every change since the last commit."""
+        ...
+
+    def refresh_derived(self) -> None:
+        """Bring derived search structures up to the committed state (writers, after commits)."""
+        ...
+
+    def close(self) -> None:
+        """Release the store; an uncommitted batch is rolled back."""
+        ...
+
+    def __enter__(self) -> Store: ...
+
+    def __exit__(self, *exc: object) -> None: ...
