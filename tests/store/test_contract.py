@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from lastword.settings import StoreSettings
-from tests.postgres_server import fresh_schema
 from tests.store.contract import StoreContract, Where
 
 
@@ -29,9 +27,6 @@ class TestLocalStoreApproximate(StoreContract):
 
 class TestPostgresStore(StoreContract):
     @pytest.fixture
-    def where(self, postgres_dsn: str, tmp_path: Path):
-        schema = fresh_schema()
-        settings = StoreSettings(backend="postgres", dsn=postgres_dsn, schema_name=schema)
-        yield Where(settings, tmp_path / "unused")
-        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    def where(self, postgres_dsn: str, postgres_schema: str, tmp_path: Path) -> Where:
+        settings = StoreSettings(backend="postgres", dsn=postgres_dsn, schema_name=postgres_schema)
+        return Where(settings, tmp_path / "unused")

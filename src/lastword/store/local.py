@@ -598,6 +598,18 @@ class LocalStore:
                 metadata=json.loads(row["metadata"]),
             )
 
+    def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
+        rows = self._conn.execute(
+            "SELECT page, position, char_start, char_end, text, kind, vector FROM passages "
+            "WHERE doc_id = ? ORDER BY id",
+            (doc_id,),
+        ).fetchall()
+        vectors = np.empty((len(rows), self.embedder.dim), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = np.frombuffer(row["vector"], dtype="<f4")
+        fields = ("page", "position", "char_start", "char_end", "text", "kind")
+        return [NewPassage(**{f: row[f] for f in fields}) for row in rows], vectors
+
     def document_hashes(self) -> dict[str, str]:
         return dict(self._conn.execute("SELECT doc_id, content_hash FROM documents").fetchall())
 

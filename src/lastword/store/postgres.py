@@ -63,7 +63,7 @@ def _now() -> str:
 
 
 def _vector_text(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.8g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
 class PostgresStore:
@@ -471,6 +471,19 @@ class PostgresStore:
                 added_at=row[5],
                 metadata=row[6],
             )
+
+    def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
+        rows = self._fetch(
+            "SELECT page, position, char_start, char_end, text, kind, embedding::text "
+            f"FROM {self._t('passages')} WHERE doc_id = %s ORDER BY id",
+            (doc_id,),
+        )
+        vectors = np.empty((len(rows), self.embedder.dim), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = np.array(json.loads(row[6]), dtype=np.float32)
+        fields = ("page", "position", "char_start", "char_end", "text", "kind")
+        passages = [NewPassage(**dict(zip(fields, row[:6], strict=True))) for row in rows]
+        return passages, vectors
 
     def document_hashes(self) -> dict[str, str]:
         return dict(self._fetch(f"SELECT doc_id, content_hash FROM {self._t('documents')}"))

@@ -108,6 +108,10 @@ class Store(Protocol):
 
     def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]: ...
 
+    def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
+        """A document's passages and vectors as they were put (to copy an index elsewhere)."""
+        ...
+
     def put_document(
         self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
     ) -> None:
