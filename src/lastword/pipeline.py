@@ -1,5 +1,8 @@
 """Where the order of the steps lives: scope -> embed -> retrieve -> gate -> generate -> verify.
 
+1. scope guard (``gate/scope.py``)     2. embed (``embed/``)       3. retrieve (``retrieve.py``)
+4. retrieval gate (``gate/decide.py``)  5. generate (``generate/``) 6. verify (``verify/``)
+
 The CLI, the web app, the chat assistant and the evaluation all call ``Pipeline``; nothing else
 re-implements any part of it. Every decision lands in the ``Result`` it returns.
 """
@@ -10,21 +13,19 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-from lastword.embed import Embedder, TokenEmbedder, make_embedder
+from lastword.embed import Embedder, make_embedder
 from lastword.errors import (
-    ConfigError,
     IndexMismatchError,
     InputError,
     ProviderError,
     ProviderRefused,
 )
-from lastword.gate import DEPTH, band_for, gate_signals, scope_refusal
-from lastword.gate.late_interaction import maxsim
+from lastword.gate import DEPTH, Gate, scope_refusal
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal
 from lastword.result import Band, Mechanism, Result, RetrievedPassage, Status
-from lastword.retrieve import retrieve
+from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
 from lastword.store.protocol import IndexInfo, Store
@@ -80,29 +81,8 @@ class Pipeline:
         self._generator: Generator | None = None if isinstance(generator, str) else generator
         self.index_info = store.info()
         self.thresholds: Thresholds = settings.thresholds_for(self.index_info.embedder.name)
-        self._token_embedder = self._token_embedder_for_gate()
-
-    def _token_embedder_for_gate(self) -> TokenEmbedder | None:
-        """The embedder, when the gate model weighs the token-level signal; else None."""
-        model = self.thresholds.model
-        if model is None or "maxsim" not in model.weighed():
-            return None
-        if not isinstance(self.embedder, TokenEmbedder):
-            name = self.index_info.embedder.name
-            raise ConfigError(
-                f"gate.thresholds.{name}.model weighs 'maxsim', but the {name} embedder has no "
-                "token vectors; set that weight to 0 (and recalibrate) or use a local embedder"
-            )
-        return self.embedder
-
-    def _maxsim(self, question: str, passages: tuple[RetrievedPassage, ...]) -> float | None:
-        if self._token_embedder is None or not passages:
-            return None
-        # The top document's passages among those the gate looks at: usually one to three.
-        top_doc = passages[0].doc_id
-        texts = [p.text for p in passages[:DEPTH] if p.doc_id == top_doc]
-        vectors = self._token_embedder.embed_tokens([question, *texts])
-        return maxsim(vectors[0], vectors[1:])
+        self.retrieve_tuning = tuning_from(settings.retrieve)
+        self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name)
 
     @classmethod
     def open(
@@ -148,40 +128,36 @@ class Pipeline:
     def inspect(
         self, question: str, exclude_doc_ids: Collection[str] = (), k: int | None = None
     ) -> Result:
-        """Retrieval alone: embed, retrieve, band. No guard refuses and no model runs."""
+        """Steps 2-4: embed, retrieve, gate. Nothing is refused here and no model runs."""
         question = check_question(question, self.settings.retrieve.max_question_chars)
         k = k or self.settings.retrieve.k
-        tokens_started = time.perf_counter()
-        if self._token_embedder is not None:
-            # The gate will read the question's token vectors; the pass that makes them also
-            # makes its sentence vector (MiniLM remembers it), so retrieval reuses that pass.
-            self._token_embedder.embed_tokens([question])
-        tokens_ms = (time.perf_counter() - tokens_started) * 1000
-        # The gate's signals always look DEPTH deep, whatever k the reader wants shown.
-        found = retrieve(question, self.embedder, self.store, max(k, DEPTH), exclude_doc_ids)
-        signals_started = time.perf_counter()
-        top_text = self.store.document_text(found.passages[0].doc_id) if found.passages else ""
-        signals = gate_signals(
+        # 2-3. Embed and retrieve. The gate's signals always look DEPTH deep, whatever k the
+        # reader wants shown; the gate embeds the question's tokens first when it reads them.
+        tokens_ms = self.gate.prepare(question)
+        found = retrieve(
             question,
-            found.passages,
-            self.thresholds,
-            self.store.lexicon(),
-            top_text,
-            maxsim=self._maxsim(question, found.passages),
+            self.embedder,
+            self.store,
+            max(k, DEPTH),
+            exclude_doc_ids,
+            mode=self.settings.retrieve.mode,
+            tuning=self.retrieve_tuning,
         )
-        gate_ms = (time.perf_counter() - signals_started) * 1000
+        # 4. The retrieval gate, on the ranking retrieval produced.
+        decision = self.gate.run(question, found.passages)
         return Result(
             question=question,
             status=Status.RETRIEVED,
-            band=band_for(signals.score, self.thresholds) if found.passages else Band.WEAK,
-            top_score=signals.top_score,
+            band=decision.band,
+            top_score=decision.signals.top_score,
             passages=found.passages[:k],
-            gate=signals,
+            gate=decision.signals,
             embedder=self.index_info.embedder.describe(),
             timings_ms={
                 "embed": tokens_ms + found.embed_ms,
                 "retrieve": found.retrieve_ms,
-                "gate": gate_ms,
+                **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
+                "gate": decision.gate_ms,
             },
         )
 
@@ -204,7 +180,7 @@ class Pipeline:
                 timings_ms={"scope": scope_ms, "total": (time.perf_counter() - started) * 1000},
             )
 
-        # 2-4. Embed, retrieve, gate.
+        # 2-4. Embed, retrieve, gate (``inspect``).
         result = self.inspect(question, exclude_doc_ids)
         timings = {"scope": scope_ms, **result.timings_ms}
         if not result.passages or result.band is Band.WEAK:

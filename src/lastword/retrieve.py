@@ -1,14 +1,34 @@
-"""Step 2: embed the question and find the top-k passages by cosine similarity."""
+"""Steps 2-3: embed the question (2), then rank the passages (3).
+
+Three modes (``[retrieve] mode``):
+
+- ``dense``: cosine similarity of MiniLM (or the index's embedder) sentence vectors;
+- ``lexical``: BM25 over the lexical index in the same SQLite file (``store/lexical.py``);
+- ``hybrid`` (the default): the top ``candidates`` of each, fused (``rank.py``: reciprocal-rank
+  fusion or a calibrated score fusion), then the fused head re-ranked with local signals (term
+  coverage, proximity).
+
+Whatever the order, every passage's ``score`` is its cosine similarity to the question: the
+number readers and the gate know. Each stage's time is reported.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.result import RetrievedPassage
+from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion
+from lastword.result import Passage, RetrievedPassage
+from lastword.settings import RetrieveSettings
 from lastword.store.protocol import Store
+
+Mode = Literal["hybrid", "dense", "lexical"]
+Fusion = Literal["rrf", "score"]
 
 
 @dataclass(frozen=True)
@@ -16,6 +36,46 @@ class Retrieval:
     passages: tuple[RetrievedPassage, ...]
     embed_ms: float
     retrieve_ms: float
+    #: each stage's milliseconds: dense, lexical, fuse, rerank (those that ran)
+    stages_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HybridTuning:
+    """The hybrid ranking's knobs; defaults chosen on SciFact train claims (bench/retrieval.py)."""
+
+    candidates: int = 50
+    fusion: Fusion = "score"
+    lexical_weight: float = 0.5
+    rerank_depth: int = 40
+    rerank: RerankWeights = field(default_factory=RerankWeights)
+
+
+#: the re-ranker's weights, fitted on SciFact's train claims (bench/retrieval.py)
+RERANK = RerankWeights(coverage=0.3, proximity=0.0)
+
+
+def tuning_from(settings: RetrieveSettings) -> HybridTuning:
+    return HybridTuning(
+        candidates=settings.candidates,
+        fusion=settings.fusion,
+        lexical_weight=settings.lexical_weight,
+        rerank=RERANK if settings.rerank else RerankWeights(),
+    )
+
+
+def _passage(n: int, p: Passage, score: float) -> RetrievedPassage:
+    return RetrievedPassage(
+        n=n,
+        passage_id=p.passage_id,
+        doc_id=p.doc_id,
+        title=p.title,
+        page=p.page,
+        score=round(score, 6),
+        text=p.text,
+        metadata=p.metadata,
+        kind=getattr(p, "kind", "body"),
+    )
 
 
 def retrieve(
@@ -24,27 +84,79 @@ def retrieve(
     store: Store,
     k: int,
     exclude_doc_ids: Collection[str] = (),
+    mode: Mode = "dense",
+    kinds: Collection[str] | None = None,
+    tuning: HybridTuning | None = None,
 ) -> Retrieval:
+    tuning = tuning or HybridTuning()
+    # ``kinds`` reaches the store only when set: a store without passage kinds takes no filter.
+    where = {"exclude_doc_ids": exclude_doc_ids, **({"kinds": kinds} if kinds is not None else {})}
+    stages: dict[str, float] = {}
     started = time.perf_counter()
+    # Every mode embeds the question: the passages' scores are cosines, whatever the order.
     query = embedder.embed_queries([question])[0]
     embedded = time.perf_counter()
-    hits = store.search(query, k, exclude_doc_ids=exclude_doc_ids)
+
+    if mode == "lexical":
+        hits = store.search_lexical(question, k, **where)
+        stages["lexical"] = (time.perf_counter() - embedded) * 1000
+        cosines = store.cosines(query, [h.passage.passage_id for h in hits])
+        ranked = [(h.passage, cosines[h.passage.passage_id]) for h in hits]
+    elif mode == "dense":
+        hits = store.search(query, k, **where)
+        stages["dense"] = (time.perf_counter() - embedded) * 1000
+        ranked = [(h.passage, h.score) for h in hits]
+    else:
+        ranked = _hybrid(question, query, store, k, where, tuning, stages)
     done = time.perf_counter()
-    passages = tuple(
-        RetrievedPassage(
-            n=n,
-            passage_id=hit.passage.passage_id,
-            doc_id=hit.passage.doc_id,
-            title=hit.passage.title,
-            page=hit.passage.page,
-            score=round(hit.score, 6),
-            text=hit.passage.text,
-            metadata=hit.passage.metadata,
-        )
-        for n, hit in enumerate(hits, start=1)
-    )
     return Retrieval(
-        passages=passages,
+        passages=tuple(_passage(n, p, s) for n, (p, s) in enumerate(ranked, start=1)),
         embed_ms=(embedded - started) * 1000,
         retrieve_ms=(done - embedded) * 1000,
+        stages_ms=stages,
     )
+
+
+def _hybrid(
+    question: str,
+    query: np.ndarray,
+    store: Store,
+    k: int,
+    where: dict,
+    tuning: HybridTuning,
+    stages: dict[str, float],
+) -> list[tuple[Passage, float]]:
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        stages[stage] = (now - clock) * 1000
+        clock = now
+
+    dense = store.search(query, tuning.candidates, **where)
+    lap("dense")
+    lexical = store.search_lexical(question, tuning.candidates, **where)
+    lap("lexical")
+    passages = {h.passage.passage_id: h.passage for h in (*dense, *lexical)}
+    cosines = {h.passage.passage_id: h.score for h in dense}
+    if tuning.fusion == "rrf":
+        fused = rrf([h.passage.passage_id for h in dense], [h.passage.passage_id for h in lexical])
+        top = max(fused.values(), default=1.0)
+        fused = {pid: score / top for pid, score in fused.items()}
+    else:
+        bm25 = {h.passage.passage_id: h.score for h in lexical}
+        fused = score_fusion(cosines, bm25, tuning.lexical_weight)
+    order = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+    lap("fuse")
+    if tuning.rerank.coverage or tuning.rerank.proximity:
+        head, tail = order[: tuning.rerank_depth], order[tuning.rerank_depth :]
+        total, counts = store.lexicon()
+        texts = {pid: f"{passages[pid].title}\n{passages[pid].text}" for pid, _ in head}
+        order = rerank(head, texts, TermWeights.of(question, counts, total), tuning.rerank) + tail
+        lap("rerank")
+    chosen = [pid for pid, _ in order[:k]]
+    missing = [pid for pid in chosen if pid not in cosines]
+    if missing:
+        cosines.update(store.cosines(query, missing))
+    return [(passages[pid], cosines[pid]) for pid in chosen]

@@ -122,6 +122,25 @@ class IngestSettings(Section):
 
 class RetrieveSettings(Section):
     k: int = Field(8, ge=1, le=100, description="Passages retrieved per question.")
+    mode: Literal["hybrid", "dense", "lexical"] = Field(
+        "hybrid",
+        description="hybrid: dense and lexical (BM25) candidates fused, then re-ranked; dense: "
+        "embedding cosine only; lexical: BM25 only.",
+    )
+    candidates: int = Field(
+        50, ge=1, le=1000, description="Hybrid: candidates taken from each of dense and lexical."
+    )
+    fusion: Literal["score", "rrf"] = Field(
+        "score",
+        description="Hybrid: score (each list's scores rescaled over the list, weighted sum) or "
+        "rrf (reciprocal-rank fusion).",
+    )
+    lexical_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="Hybrid score fusion: the weight of the BM25 list."
+    )
+    rerank: bool = Field(
+        True, description="Hybrid: re-rank the fused head by term coverage and proximity."
+    )
     max_question_chars: int = Field(
         2000, ge=10, le=100_000, description="Longer questions are refused as bad input."
     )

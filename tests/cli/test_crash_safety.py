@@ -36,6 +36,14 @@ def committed_documents(index: Path) -> int:
         return 0
 
 
+def lexical_rows(index: Path) -> int:
+    """Rows of the lexical index, each of which must belong to a stored passage."""
+    with sqlite3.connect(f"file:{index / 'index.sqlite'}?mode=ro", uri=True) as conn:
+        orphans = "SELECT COUNT(*) FROM passages_fts WHERE rowid NOT IN (SELECT id FROM passages)"
+        assert conn.execute(orphans).fetchone()[0] == 0
+        return conn.execute("SELECT COUNT(*) FROM passages_fts").fetchone()[0]
+
+
 def test_kill_9_mid_ingest(tmp_path: Path, demo_index: Path, minilm):
     from lastword.store.local import LocalStore
 
@@ -63,6 +71,11 @@ def test_kill_9_mid_ingest(tmp_path: Path, demo_index: Path, minilm):
         assert info.passages == 5 + 2 * committed  # whole documents only, never half of one
         query = minilm.embed_queries(["caffeine reaction time in night-shift nurses"])[0]
         assert store.search(query, 1)[0].passage.title.startswith("Caffeine")
+        # The lexical index was written in the same transactions: exactly the committed passages.
+        assert lexical_rows(index) == info.passages
+        assert store.search_lexical("caffeine reaction time", 1)[0].passage.title.startswith(
+            "Caffeine"
+        )
 
     rerun = lastword_process("ingest", corpus, "--index", index, env=env)
     out, err = rerun.communicate(timeout=600)
@@ -70,5 +83,6 @@ def test_kill_9_mid_ingest(tmp_path: Path, demo_index: Path, minilm):
     assert f"added: {120 - committed}" in out and f"skipped (unchanged): {committed}" in out
     with LocalStore.open(index) as store:
         assert (store.info().documents, store.info().passages) == (125, 5 + 240)
+        assert lexical_rows(index) == 5 + 240
         assert not list(index.glob(".tmp-*"))
         assert len(list(index.glob("vectors-*.npy"))) == 1

@@ -132,3 +132,16 @@ def test_a_model_that_weighs_maxsim_needs_the_signal():
     )
     assert signals.maxsim == 0.5
     assert signals.score == pytest.approx(1 / (1 + math.exp(-(0.8 + 1.0))), abs=1e-6)
+
+
+def test_the_store_does_not_import_the_gate():
+    """The store counts terms through the neutral ``lastword.terms``; the gate is a consumer."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, lastword.store.local, lastword.store.lexical\n"
+        "print(sorted(m for m in sys.modules if m.startswith('lastword.gate')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -23,10 +23,10 @@ import pytest
 
 from lastword.embed.protocol import EmbedderInfo, normalise
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.gate.lexical import terms
 from lastword.settings import StoreSettings
 from lastword.store import Store, open_store, store_exists
 from lastword.store.protocol import DocumentRecord, NewPassage
+from lastword.terms import terms
 
 INFO = EmbedderInfo(name="test", model="random-16", dim=16)
 KINDS = ("body", "abstract", "references", "caption")
@@ -296,6 +296,61 @@ class StoreContract:
         assert total == DOCS * PER_DOC
         for word in ("statin", "placebo", "passage"):
             assert counts[word] == sum(1 for t in texts if word in terms(t))
+
+    def test_cosines_are_the_exact_dot_products(self, filled):
+        where, stored = filled
+        q = query(9)
+        with where.reader() as store:
+            hits = store.search(q, 5)
+            ids = [h.passage.passage_id for h in hits]
+            cosines = store.cosines(q, [*ids, 10**9])  # an unknown id is left out
+        assert set(cosines) == set(ids)
+        for hit in hits:
+            expected = float(stored[hit.passage.doc_id][hit.passage.position] @ q)
+            assert cosines[hit.passage.passage_id] == pytest.approx(expected, abs=1e-5)
+
+    def test_lexical_search(self, where: Where):
+        texts = {
+            "brca": ["BRCA1/2 carriers had more IL-6 at 2.5 mg/kg.", "Follow-up lasted 5 years."],
+            "trust": ["TrustRank separates good pages from spam.", "Bohnet parsed the corpus."],
+            "statin": ["Statins and muscle symptoms in older adults.", "Myopathy was rare."],
+        }
+        with where.writer() as store:
+            for d, (doc_id, rows) in enumerate(texts.items()):
+                new = [
+                    NewPassage(None, i, 0, len(t), t, kind=("abstract", "body")[i])
+                    for i, t in enumerate(rows)
+                ]
+                store.put_document(record(doc_id, 2), new, vectors(d, 2))
+            store.commit()
+            store.refresh_derived()
+        with where.reader() as store:
+            assert store.search_lexical("What is TrustRank?", 1)[0].passage.doc_id == "trust"
+            assert store.search_lexical("IL6 levels", 1)[0].passage.doc_id == "brca"
+            hits = store.search_lexical("statin myopathy", 4)
+            assert {h.passage.doc_id for h in hits} == {"statin"} and hits[0].score > 0
+            assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+            mixed = store.search_lexical("TrustRank Bohnet statins", 4, exclude_doc_ids={"trust"})
+            assert {h.passage.doc_id for h in mixed} == {"statin"}
+            assert store.search_lexical("the of and", 4) == []
+            assert store.search_lexical('"NEAR( OR * & | !', 4) == []
+            assert store.search_lexical("TrustRank", 4, kinds={"references"}) == []
+            assert store.search_lexical("Bohnet TrustRank", 4, kinds={"body"})[0].passage.text == (
+                "Bohnet parsed the corpus."
+            )
+        with where.writer() as store:  # replace and remove keep the lexical side in step
+            store.put_document(
+                record("trust", 1), [NewPassage(None, 0, 0, 9, "PageRank.")], vectors(7, 1)
+            )
+            store.remove_document("statin")
+            assert store.search_lexical("TrustRank", 4) == []
+            store.rollback()
+            assert store.search_lexical("TrustRank", 1)[0].passage.doc_id == "trust"
+            store.remove_document("statin")
+            store.commit()
+        with where.reader() as store:
+            assert store.search_lexical("statins", 4) == []
+            assert store.search_lexical("Myopathy", 4) == []
 
     def test_killed_writer_leaves_last_commit_and_frees_the_lock(self, filled, tmp_path):
         """kill -9 in the middle of a batch: the batch is gone, the index and lock are fine."""

@@ -1,4 +1,4 @@
-"""Evaluation commands: ``lastword eval run | report | calibrate | dataset``.
+"""Evaluation commands: ``lastword eval run | report | calibrate | dataset | retrieval``.
 
 Registered by ``lastword.cli`` as ``app.add_typer(eval_app, name="eval")``.
 """
@@ -88,6 +88,96 @@ def run_command(
                 pipeline, loaded, settings, out, index_path=target, resume=resume, on_item=advance
             )
     _print_run_summary(document, out)
+
+
+class RetrieveMode(StrEnum):
+    hybrid = "hybrid"
+    dense = "dense"
+    lexical = "lexical"
+
+
+@eval_app.command("retrieval")
+def retrieval_command(
+    qrels: Annotated[
+        Path, typer.Argument(help="Relevance file, BEIR qrels TSV: query-id, corpus-id, score.")
+    ],
+    queries: Annotated[
+        Path,
+        typer.Option("--queries", "-q", help="BEIR queries.jsonl ({_id, text}) or id<TAB>text."),
+    ],
+    index: Annotated[
+        Path | None,
+        typer.Option("--index", "-i", help="Index directory. Default: \\[index] path in settings."),
+    ] = None,
+    mode: Annotated[
+        RetrieveMode | None,
+        typer.Option("--mode", help="Retrieval mode. Default: \\[retrieve] mode in settings."),
+    ] = None,
+    depth: Annotated[
+        int, typer.Option("--k", min=10, max=1000, help="Documents ranked per query (recall@k).")
+    ] = 100,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Also write the scores and rankings (JSON).")
+    ] = None,
+) -> None:
+    """Score retrieval against relevance judgements: nDCG@10, recall@10 and @k, MRR.
+
+    A corpus-id may be the document's id, the id its JSONL record carried, its file name or
+    its title. Retrieval only: no gate, no model.
+    """
+    from lastword.evaluate.retrieval import (
+        document_aliases,
+        evaluate_retrieval,
+        load_qrels,
+        load_queries,
+    )
+    from lastword.pipeline import Pipeline
+    from lastword.retrieve import retrieve
+
+    judged, texts = load_qrels(qrels), load_queries(queries)
+    settings = state.settings
+    chosen = mode.value if mode else settings.retrieve.mode
+    target = index_dir(index)
+    with Pipeline.open(settings, target) as pipeline:
+        aliases = document_aliases(pipeline.store.documents())
+
+        def search(question: str) -> list[str]:
+            # Passages, several per document: ask deep enough for ``depth`` documents.
+            found = retrieve(
+                question,
+                pipeline.embedder,
+                pipeline.store,
+                depth * 3,
+                mode=chosen,
+                tuning=pipeline.retrieve_tuning,
+            )
+            return [p.doc_id for p in found.passages]
+
+        result = evaluate_retrieval(texts, judged, search, aliases, chosen, (10, depth))
+    scores = result.scores.as_dict()
+    table = Table(title=f"retrieval on {target} ({chosen})")
+    for name in scores:
+        table.add_column(name, justify="right")
+    table.add_row(*(str(v) for v in scores.values()))
+    console.print(table)
+    if result.unknown_documents:
+        err_console.print(
+            f"{result.unknown_documents} judged document(s) are not in the index "
+            "(counted as misses)"
+        )
+    if out is not None:
+        from lastword.atomic import replacing
+
+        document = {
+            "mode": chosen,
+            "index": str(target),
+            "scores": scores,
+            "unknown_documents": result.unknown_documents,
+            "rankings": result.rankings,
+        }
+        with replacing(out) as handle:
+            handle.write(json.dumps(document, indent=2))
+        console.print(f"written to [bold]{out}[/]")
 
 
 def _print_run_summary(document: dict, out: Path) -> None:

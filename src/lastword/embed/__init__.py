@@ -1,4 +1,4 @@
-"""Step 1: turn text into unit-normalised float32 vectors.
+"""Step 2: turn text into unit-normalised float32 vectors.
 
 Providers live one per module (``embed/minilm.py`` -> ``MiniLMEmbedder``) behind the
 ``Embedder`` protocol; ``make_embedder`` picks one by name from settings.

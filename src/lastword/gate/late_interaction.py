@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from lastword.embed.protocol import TokenVectors
-from lastword.gate.lexical import STOPWORDS
+from lastword.terms import STOPWORDS
 
 
 def _is_content(token: str) -> bool:

@@ -1,4 +1,4 @@
-"""Step 3: where passages and their vectors live, behind the ``Store`` protocol."""
+"""Step 3 (with ``retrieve.py``): where passages and vectors live, behind ``Store``."""
 
 from lastword.store.local import LocalStore
 from lastword.store.open import describe_location, open_store, store_exists

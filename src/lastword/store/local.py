@@ -1,6 +1,7 @@
 """The embedded default store: one directory, no service.
 
-    DIR/index.sqlite        documents, passages (with their vectors as BLOBs), meta
+    DIR/index.sqlite        documents, passages (with their vectors as BLOBs), meta, and the
+                            lexical index (FTS5, ``store/lexical.py``), one transaction for all
     DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
@@ -32,12 +33,12 @@ from threadpoolctl import ThreadpoolController
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.gate.lexical import terms
 from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store import ann
+from lastword.store import ann, lexical
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+from lastword.terms import terms
 
 FORMAT_VERSION = "1"
 DB_NAME = "index.sqlite"
@@ -147,6 +148,7 @@ class LocalStore:
             if store._meta("format_version") is None:
                 store._initialise(embedder)
             store._check_format()
+            lexical.ensure(conn)  # an index built before the lexical index gets it now
             store._remove_stray_files()
         except BaseException:
             os.close(lock_fd)
@@ -301,6 +303,7 @@ class LocalStore:
                 for i, p in enumerate(passages)
             ],
         )
+        lexical.add_document(self._conn, record.doc_id)  # same transaction as the passages
 
     def remove_document(self, doc_id: str) -> None:
         self._begin_if_needed()
@@ -527,6 +530,27 @@ class LocalStore:
         wanted = np.array([table[name] for name in kinds if name in table], dtype=np.int16)
         selected = codes if rows is None else codes[rows]
         return np.isin(selected, wanted)
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of each of these passages to a unit-norm query vector."""
+        matrix, ids = self._load_matrix()
+        rows = np.searchsorted(ids, np.asarray(passage_ids, dtype=np.int64))
+        found = [(pid, int(r)) for pid, r in zip(passage_ids, rows, strict=True) if r < len(ids)]
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        return {pid: float(matrix[r] @ query) for pid, r in found if ids[r] == pid}
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by BM25 over the lexical index (``store/lexical.py``), best first."""
+        schema = lexical.ready(self._conn)
+        found = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema)
+        passages = self.passages_by_id([pid for pid, _ in found])
+        return [Hit(passage=passages[pid], score=score) for pid, score in found]
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)

@@ -9,6 +9,9 @@ visible whole at ``commit`` (one transaction, which also bumps the generation an
 fingerprint) or not at all; one writer at a time (a session advisory lock); readers never block.
 Search asks the HNSW index for the nearest passages (``[store] pg_ef_search``; filters by
 ``hnsw.iterative_scan`` on pgvector 0.8+) and returns exact cosine scores of what it found.
+The lexical side is PostgreSQL full-text search: each passage's title and text, cut by the
+same ``lexical_tokens`` as the local FTS5 index, as a generated ``tsvector`` (english stemming)
+with a GIN index, ranked by ``ts_rank_cd``.
 
 Needs ``pip install 'lastword[postgres]'`` (psycopg 3) and a database where the ``vector``
 extension exists or may be created.
@@ -31,10 +34,11 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import ConfigError, CorpusIndexError, IndexLockedError
-from lastword.gate.lexical import terms
 from lastword.result import Passage
 from lastword.settings import StoreSettings
+from lastword.store.lexical import lexical_tokens
 from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+from lastword.terms import terms
 
 FORMAT_VERSION = "1"
 _PASSAGE_COLUMNS = (
@@ -205,9 +209,11 @@ class PostgresStore:
             f"REFERENCES {s}.documents(doc_id) ON DELETE CASCADE, position INTEGER NOT NULL, "
             "page INTEGER, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, "
             f"text TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'body', "
-            f"embedding vector({int(embedder.dim)}) NOT NULL)"
+            f"embedding vector({int(embedder.dim)}) NOT NULL, lexical TEXT NOT NULL, "
+            "tokens tsvector GENERATED ALWAYS AS (to_tsvector('english', lexical)) STORED)"
         )
         conn.execute(f"CREATE INDEX passages_doc ON {s}.passages (doc_id)")
+        conn.execute(f"CREATE INDEX passages_tokens ON {s}.passages USING gin (tokens)")
         self.create_vector_index()
         now = _now()
         for key, value in {
@@ -316,9 +322,9 @@ class PostgresStore:
             return
         with conn.cursor().copy(
             f"COPY {self._t('passages')} (doc_id, position, page, char_start, char_end, text, "
-            "kind, embedding) FROM STDIN (FORMAT BINARY)"
+            "kind, embedding, lexical) FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.write(_binary_copy(record.doc_id, passages, vectors))
+            copy.write(_binary_copy(record, passages, vectors))
 
     def remove_document(self, doc_id: str) -> None:
         self._require_writer()
@@ -422,6 +428,45 @@ class PostgresStore:
         passages = self.passages_by_id([row[0] for row in rows])
         return [Hit(passage=passages[pid], score=1.0 - float(distance)) for pid, distance in rows]
 
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
+        # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
+        tokens = list(dict.fromkeys(lexical_tokens(text)))
+        if not tokens or k <= 0:
+            return []
+        where, params = ["tokens @@ q"], []
+        if exclude_doc_ids:
+            where.append("NOT (doc_id = ANY(%s))")
+            params.append(list(exclude_doc_ids))
+        if kinds is not None:
+            where.append("kind = ANY(%s)")
+            params.append(list(kinds))
+        rows = self._fetch(
+            f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
+            f"to_tsquery('english', %s) q WHERE {' AND '.join(where)} "
+            "ORDER BY rank DESC, id LIMIT %s",
+            (" | ".join(tokens), *params, k),
+        )
+        passages = self.passages_by_id([row[0] for row in rows])
+        return [Hit(passage=passages[pid], score=float(rank)) for pid, rank in rows]
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of each of these passages to a unit-norm query vector."""
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {self._t('passages')} "
+            "WHERE id = ANY(%s)",
+            (_vector_text(query), [int(p) for p in passage_ids]),
+        )
+        return {int(pid): float(score) for pid, score in rows}
+
     def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
         if not passage_ids:
             return {}
@@ -509,10 +554,12 @@ class PostgresStore:
         self.close()
 
 
-def _binary_copy(doc_id: str, passages: Sequence[NewPassage], vectors: np.ndarray) -> bytes:
+def _binary_copy(
+    record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+) -> bytes:
     """The rows of ``COPY passages (...) FROM STDIN (FORMAT BINARY)`` for one document."""
     out = [b"PGCOPY\n\xff\r\n\x00", struct.pack("!ii", 0, 0)]
-    doc = doc_id.encode()
+    doc = record.doc_id.encode()
     dim = vectors.shape[1]
     vector_head = struct.pack("!ihh", 4 + 4 * dim, dim, 0)
     big_endian = vectors.astype(">f4", copy=False)
@@ -526,7 +573,7 @@ def _binary_copy(doc_id: str, passages: Sequence[NewPassage], vectors: np.ndarra
 
     for i, p in enumerate(passages):
         out += [
-            struct.pack("!h", 8),
+            struct.pack("!h", 9),
             struct.pack("!i", len(doc)) + doc,
             int4(p.position),
             int4(p.page),
@@ -535,6 +582,7 @@ def _binary_copy(doc_id: str, passages: Sequence[NewPassage], vectors: np.ndarra
             text(p.text),
             text(p.kind),
             vector_head + big_endian[i].tobytes(),
+            text(" ".join(lexical_tokens(f"{record.title}\n{p.text}"))),
         ]
     out.append(struct.pack("!h", -1))
     return b"".join(out)

@@ -88,6 +88,23 @@ class Store(Protocol):
         """
         ...
 
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by BM25 (higher is better) for the question's terms, best first.
+
+        Written in the same transaction as the passages; ``kinds`` as in ``search``.
+        """
+        ...
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine similarity of each of these passages to a unit-norm query vector."""
+        ...
+
     def documents(self) -> Iterator[DocumentRecord]: ...
 
     def document_text(self, doc_id: str) -> str:

@@ -1,0 +1,273 @@
+"""Retrieval quality and speed, side by side: dense, lexical (FTS5 BM25), fused, re-ranked.
+
+- SciFact (BEIR protocol: 5,183 abstracts; qrels = each claim's cited abstracts): every knob of
+  the fusion and the re-ranker is chosen on the 809 train claims; nDCG@10, recall@100 and MRR
+  are reported on the 300 dev claims (the BEIR test set), chosen knobs untouched.
+- PubMedQA PQA-L test half (500 questions over 1,000 abstracts): the question's own abstract
+  at rank 1 and in the top 8 (k, what the gate and the generator see).
+- p50/p99 of the retrieval step (question already embedded) at ~3k passages (PubMedQA) and
+  ~13k passages (SciFact + PubMedQA in one index), for each mode.
+
+The grid search runs on candidate lists computed once per claim (dense and lexical, 300 deep);
+the chosen configuration is then run again through the product's own ``retrieve()`` on dev.
+Indexes are built once and cached (bench/bench_indexes.py). Numbers from a busy 2-core machine.
+
+    .venv/bin/python bench/retrieval.py [--cache DIR] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_indexes import CACHE, DATASETS, jsonl, pubmedqa_index, scifact_index
+from lastword.embed.minilm import MiniLMEmbedder
+from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
+from lastword.evaluate.retrieval import documents_in_order, score_rankings
+from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion
+from lastword.retrieve import HybridTuning, retrieve
+from lastword.store.local import LocalStore
+
+DEEP = 300
+
+
+def qrels_of(claims: list[dict]) -> dict[str, dict[str, int]]:
+    return {
+        str(c["id"]): {str(d): 1 for d in c["cited_doc_ids"]} for c in claims if c["cited_doc_ids"]
+    }
+
+
+class Lists:
+    """Dense and lexical candidates (300 deep) for every claim, and what re-ranking reads."""
+
+    def __init__(self, store: LocalStore, embedder: MiniLMEmbedder, claims: list[dict]) -> None:
+        self.store = store
+        self.total, self.counts = store.lexicon()
+        texts = [c["claim"] for c in claims]
+        vectors = embedder.embed_queries(texts)
+        self.items = []
+        self.passages: dict[int, object] = {}
+        for claim, vector in zip(claims, vectors, strict=True):
+            dense = store.search(vector, DEEP)
+            lexical = store.search_lexical(claim["claim"], DEEP)
+            for hit in (*dense, *lexical):
+                self.passages[hit.passage.passage_id] = hit.passage
+            self.items.append(
+                (
+                    str(claim["id"]),
+                    claim["claim"],
+                    [(h.passage.passage_id, h.score) for h in dense],
+                    [(h.passage.passage_id, h.score) for h in lexical],
+                )
+            )
+
+    def docs(self, pids: list[int]) -> list[str]:
+        return documents_in_order(self.passages[p].doc_id for p in pids)
+
+    def rank(self, config: dict, candidates: int = 50) -> dict[str, list[str]]:
+        out = {}
+        for qid, text, dense, lexical in self.items:
+            if config["mode"] == "dense":
+                out[qid] = self.docs([p for p, _ in dense])
+                continue
+            if config["mode"] == "lexical":
+                out[qid] = self.docs([p for p, _ in lexical])
+                continue
+            d, lex = dense[:candidates], lexical[:candidates]
+            if config["fusion"] == "rrf":
+                fused = rrf([p for p, _ in d], [p for p, _ in lex])
+                top = max(fused.values())
+                fused = {p: s / top for p, s in fused.items()}
+            else:
+                fused = score_fusion(dict(d), dict(lex), config["w"])
+            order = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+            weights = config.get("rerank")
+            if weights and (weights.coverage or weights.proximity):
+                depth = config.get("depth", 40)
+                texts = {
+                    p: f"{self.passages[p].title}\n{self.passages[p].text}"
+                    for p, _ in order[:depth]
+                }
+                terms = TermWeights.of(text, self.counts, self.total)
+                order = rerank(order[:depth], texts, terms, weights) + order[depth:]
+            out[qid] = self.docs([p for p, _ in order])
+        return out
+
+
+def line(name: str, lists: Lists, qrels, config: dict) -> float:
+    scores = score_rankings(lists.rank(config), qrels, (10, 100))
+    deep = score_rankings(lists.rank(config, candidates=DEEP), qrels, (100,))
+    print(
+        f"  {name:34} nDCG@10 {scores.ndcg_at_10:.4f}  recall@100 {deep.recall[100]:.4f}  "
+        f"MRR {scores.mrr:.4f}"
+    )
+    return scores.ndcg_at_10
+
+
+def tune(train: Lists, qrels) -> tuple[dict, dict]:
+    """The best score-fusion weight (or RRF), then the best re-ranker on top of it: train only."""
+
+    def ndcg(config):
+        return score_rankings(train.rank(config), qrels, (10,)).ndcg_at_10
+
+    fusions = [{"mode": "hybrid", "fusion": "rrf"}] + [
+        {"mode": "hybrid", "fusion": "score", "w": w} for w in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+    ]
+    results = [(ndcg(c), c) for c in fusions]
+    for value, config in results:
+        print(f"  train {config}: nDCG@10 {value:.4f}")
+    best_fusion = max((r for r in results if r[1]["fusion"] == "score"), key=lambda r: r[0])[1]
+    grid = []
+    for cov, prox, depth in itertools.product((0.1, 0.2, 0.3, 0.5), (0.0, 0.05, 0.1), (30, 50)):
+        config = {**best_fusion, "rerank": RerankWeights(cov, prox), "depth": depth}
+        grid.append((ndcg(config), config))
+    value, best_rerank = max(grid, key=lambda r: r[0])
+    print(f"  train best re-rank {best_rerank}: nDCG@10 {value:.4f}")
+    return best_fusion, best_rerank
+
+
+def product_ndcg(store, embedder, claims, qrels, tuning: HybridTuning) -> float:
+    rankings = {}
+    for claim in claims:
+        found = retrieve(claim["claim"], embedder, store, 100, mode="hybrid", tuning=tuning)
+        rankings[str(claim["id"])] = documents_in_order(p.doc_id for p in found.passages)
+    return score_rankings(rankings, qrels).ndcg_at_10
+
+
+def pubmedqa_ranks(index: Path, embedder, tuning: HybridTuning, data: Path) -> None:
+    records, test_ids = load_pubmedqa(data)
+    questions = [(p, records[p]["QUESTION"]) for p in sorted(test_ids)]
+    with LocalStore.open(index) as store:
+        for mode in ("dense", "lexical", "hybrid"):
+            first = top8 = 0
+            for pmid, question in questions:
+                found = retrieve(question, embedder, store, 8, mode=mode, tuning=tuning)
+                docs = [p.doc_id for p in found.passages]
+                first += bool(docs) and docs[0] == pmid
+                top8 += pmid in docs
+            n = len(questions)
+            print(
+                f"  {mode:8} own abstract at rank 1: {first / n:.1%}   in the top 8: {top8 / n:.1%}"
+            )
+
+
+def merged_index(scifact: Path, pubmedqa: Path, cache: Path) -> Path:
+    """SciFact and PubMedQA in one index (~13k passages), vectors copied, nothing re-embedded."""
+    target = cache / "merged"
+    if (target / "complete").exists():
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(scifact, target, ignore=shutil.ignore_patterns("index.lock", "complete"))
+    import numpy as np
+
+    from lastword.store.protocol import DocumentRecord, NewPassage
+
+    with (
+        LocalStore.open(pubmedqa) as source,
+        LocalStore.open_for_write(target, source.embedder) as out,
+    ):
+        conn = source._conn  # a bench reading its own cache
+        for record in source.documents():
+            rows = conn.execute(
+                "SELECT page, position, char_start, char_end, text, vector FROM passages "
+                "WHERE doc_id = ? ORDER BY position",
+                (record.doc_id,),
+            ).fetchall()
+            passages = [NewPassage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+            vectors = np.stack([np.frombuffer(r[5], dtype="<f4") for r in rows]).astype(np.float32)
+            out.put_document(
+                DocumentRecord(**{**record.__dict__, "doc_id": "pmqa-" + record.doc_id}),
+                passages,
+                vectors,
+            )
+        out.commit()
+        out.refresh_matrix()
+    (target / "complete").write_text("ok\n")
+    return target
+
+
+def latency(index: Path, embedder, questions: list[str], tuning: HybridTuning) -> None:
+    vectors = dict(zip(questions, embedder.embed_queries(questions), strict=True))
+
+    class Cached:  # the question is embedded already: time the retrieval step alone
+        def embed_queries(self, texts):
+            return [vectors[t] for t in texts]
+
+    with LocalStore.open(index) as store:
+        passages = store.info().passages
+        for mode in ("dense", "lexical", "hybrid"):
+            retrieve(questions[0], Cached(), store, 8, mode=mode, tuning=tuning)  # warm
+            times = []
+            for question in questions:
+                started = time.perf_counter()
+                retrieve(question, Cached(), store, 8, mode=mode, tuning=tuning)
+                times.append((time.perf_counter() - started) * 1000)
+            times.sort()
+            p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+            print(
+                f"  {passages:6,} passages  {mode:8} p50 {statistics.median(times):6.2f} ms  "
+                f"p99 {p99:6.2f} ms  ({len(times)} questions)"
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=CACHE)
+    parser.add_argument("--data", type=Path, default=DATASETS)
+    args = parser.parse_args()
+    print("(numbers from a busy, shared 2-core machine)")
+    embedder = MiniLMEmbedder()
+    scifact = scifact_index(args.data / "scifact", args.cache)
+    pubmedqa = pubmedqa_index(args.data / "pubmedqa", args.cache)
+    train_claims = [
+        c for c in jsonl(args.data / "scifact" / "claims_train.jsonl") if c["cited_doc_ids"]
+    ]
+    dev_claims = [
+        c for c in jsonl(args.data / "scifact" / "claims_dev.jsonl") if c["cited_doc_ids"]
+    ]
+    train_qrels, dev_qrels = qrels_of(train_claims), qrels_of(dev_claims)
+
+    with LocalStore.open(scifact) as store:
+        started = time.perf_counter()
+        train, dev = Lists(store, embedder, train_claims), Lists(store, embedder, dev_claims)
+        seconds = time.perf_counter() - started
+        print(f"candidate lists, {len(train_claims)} + {len(dev_claims)} claims: {seconds:.0f}s")
+        print(f"SciFact train ({len(train_qrels)} claims): tuning")
+        fusion, reranked = tune(train, train_qrels)
+        print(f"SciFact dev ({len(dev_qrels)} claims, BEIR test set), knobs from train:")
+        line("dense (MiniLM cosine)", dev, dev_qrels, {"mode": "dense"})
+        line("lexical (FTS5 BM25)", dev, dev_qrels, {"mode": "lexical"})
+        line("fused: RRF", dev, dev_qrels, {"mode": "hybrid", "fusion": "rrf"})
+        line(f"fused: score, w={fusion['w']}", dev, dev_qrels, fusion)
+        line("re-ranked (coverage, proximity)", dev, dev_qrels, reranked)
+        print(f"  (recall@100 from {DEEP}-deep candidate lists; nDCG@10 and MRR from 50-deep)")
+        tuning = HybridTuning(
+            candidates=50,
+            fusion="score",
+            lexical_weight=fusion["w"],
+            rerank_depth=reranked["depth"],
+            rerank=reranked["rerank"],
+        )
+        print(
+            f"  the product's retrieve(), hybrid with {tuning}: nDCG@10 "
+            f"{product_ndcg(store, embedder, dev_claims, dev_qrels, tuning):.4f}"
+        )
+
+    print("PubMedQA test half (500 questions, 1,000 abstracts):")
+    pubmedqa_ranks(pubmedqa, embedder, tuning, args.data / "pubmedqa")
+    print("Retrieval step latency (question embedded beforehand):")
+    questions = [c["claim"] for c in dev_claims][:200]
+    latency(pubmedqa, embedder, questions, tuning)
+    latency(merged_index(scifact, pubmedqa, args.cache), embedder, questions, tuning)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""The retrieval gate as one component: everything it reads and decides, in one place.
+
+``Gate.run(question, ranking)`` takes the ranking retrieval produced and returns a
+``GateDecision``: the signals (``gate/signals.py``), the band they fall in (``gate/bands.py``)
+and the time it took. What the gate reads beyond the ranking it fetches itself: the top
+document's text and the corpus lexicon from the store, and token vectors for MaxSim from the
+embedder (``gate/late_interaction.py``), only when the gate model weighs it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lastword.embed.protocol import Embedder, TokenEmbedder
+from lastword.errors import ConfigError
+from lastword.gate.bands import band_for
+from lastword.gate.late_interaction import maxsim
+from lastword.gate.signals import DEPTH, gate_signals
+from lastword.result import Band, GateSignals, RetrievedPassage
+from lastword.settings import Thresholds
+from lastword.store.protocol import Store
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    signals: GateSignals
+    band: Band
+    gate_ms: float
+
+    @property
+    def refuses(self) -> bool:
+        return self.band is Band.WEAK
+
+
+class Gate:
+    """The retrieval gate for one index: thresholds for its embedder, its store, its embedder."""
+
+    def __init__(
+        self, thresholds: Thresholds, store: Store, embedder: Embedder, embedder_name: str
+    ) -> None:
+        self.thresholds = thresholds
+        self.store = store
+        self.token_embedder = self._token_embedder(embedder, embedder_name)
+
+    def _token_embedder(self, embedder: Embedder, name: str) -> TokenEmbedder | None:
+        """The embedder, when the gate model weighs the token-level signal; else None."""
+        model = self.thresholds.model
+        if model is None or "maxsim" not in model.weighed():
+            return None
+        if not isinstance(embedder, TokenEmbedder):
+            raise ConfigError(
+                f"gate.thresholds.{name}.model weighs 'maxsim', but the {name} embedder has no "
+                "token vectors; set that weight to 0 (and recalibrate) or use a local embedder"
+            )
+        return embedder
+
+    def prepare(self, question: str) -> float:
+        """Embed the question's tokens before retrieval; returns the milliseconds it took.
+
+        The pass that makes the token vectors also makes the sentence vector (MiniLM remembers
+        it), so retrieval reuses that pass and the question is encoded once.
+        """
+        if self.token_embedder is None:
+            return 0.0
+        started = time.perf_counter()
+        self.token_embedder.embed_tokens([question])
+        return (time.perf_counter() - started) * 1000
+
+    def _maxsim(self, question: str, ranking: Sequence[RetrievedPassage]) -> float | None:
+        if self.token_embedder is None or not ranking:
+            return None
+        # The top document's passages among those the gate looks at: usually one to three.
+        top_doc = ranking[0].doc_id
+        texts = [p.text for p in ranking[:DEPTH] if p.doc_id == top_doc]
+        vectors = self.token_embedder.embed_tokens([question, *texts])
+        return maxsim(vectors[0], vectors[1:])
+
+    def run(self, question: str, ranking: Sequence[RetrievedPassage]) -> GateDecision:
+        """Signals and band for ``ranking`` (best first, at least ``DEPTH`` deep when it can)."""
+        started = time.perf_counter()
+        top_text = self.store.document_text(ranking[0].doc_id) if ranking else ""
+        signals = gate_signals(
+            question,
+            ranking,
+            self.thresholds,
+            self.store.lexicon(),
+            top_text,
+            maxsim=self._maxsim(question, ranking),
+        )
+        band = band_for(signals.score, self.thresholds) if ranking else Band.WEAK
+        return GateDecision(signals, band, (time.perf_counter() - started) * 1000)
