@@ -86,45 +86,49 @@ def synthetic(start: int, stop: int) -> np.ndarray:
     return block / np.linalg.norm(block, axis=1, keepdims=True)
 
 
-def documents(real, size: int):
-    """The corpus as (record, passages, vectors) per document: PubMedQA first, then synthetic."""
-    vectors, doc_ids, texts = real
+def _document(doc_id: str, rows: list[str], block: np.ndarray):
     added = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
+    record = DocumentRecord(doc_id, doc_id, doc_id, f"h-{doc_id}", None, len(rows), added, {})
+    new = [NewPassage(None, i, 0, len(t), t) for i, t in enumerate(rows)]
+    return record, new, np.ascontiguousarray(block, dtype=np.float32)
 
-    def make(doc_id: str, rows: list[str], block: np.ndarray):
-        record = DocumentRecord(doc_id, doc_id, doc_id, f"h-{doc_id}", None, len(rows), added, {})
-        new = [NewPassage(None, i, 0, len(t), t) for i, t in enumerate(rows)]
-        return record, new, np.ascontiguousarray(block, dtype=np.float32)
 
+def synthetic_documents(size: int):
+    """The synthetic part, SYNTHETIC_PER_DOC unit vectors a document, the same on every run."""
+    for start in range(0, size, SYNTHETIC_PER_DOC):
+        n = min(SYNTHETIC_PER_DOC, size - start)
+        words = [f"synthetic passage {start + i} of a filler document" for i in range(n)]
+        yield _document(
+            f"synthetic-{start // SYNTHETIC_PER_DOC}", words, synthetic(start, start + n)
+        )
+
+
+def real_documents(real):
+    """The PubMedQA part: documents, passages and MiniLM vectors as the real ingest made them."""
+    vectors, doc_ids, texts = real
     order: dict[str, list[int]] = {}
     for row, doc_id in enumerate(doc_ids):
         order.setdefault(doc_id, []).append(row)
-    count = 0
     for doc_id, rows in order.items():
-        if count + len(rows) > size:
-            return
-        yield make(doc_id, [texts[r] for r in rows], vectors[rows])
-        count += len(rows)
-    start = 0
-    while count < size:
-        n = min(SYNTHETIC_PER_DOC, size - count)
-        block = synthetic(start, start + n)
-        words = [f"synthetic passage {start + i} of a filler document" for i in range(n)]
-        yield make(f"synthetic-{start // SYNTHETIC_PER_DOC}", words, block)
-        start += n
-        count += n
+        yield _document(doc_id, [texts[r] for r in rows], vectors[rows])
 
 
-def fill(store: Store, real, size: int, label: str) -> None:
+def fill(store: Store, documents, label: str) -> int:
     started, done = time.perf_counter(), 0
-    for record, passages, vectors in documents(real, size):
+    have = store.document_hashes()
+    for record, passages, vectors in documents:
+        if record.doc_id in have:
+            continue
         store.put_document(record, passages, vectors)
         done += len(passages)
         if done % 100_000 < len(passages):
             store.commit()
-            print(f"  {label}: {done:,} rows loaded, {time.perf_counter() - started:.0f}s")
+            print(
+                f"  {label}: {done:,} rows loaded, {time.perf_counter() - started:.0f}s", flush=True
+            )
     store.commit()
-    print(f"  {label}: {done:,} rows loaded in {time.perf_counter() - started:.0f}s")
+    print(f"  {label}: {done:,} rows loaded in {time.perf_counter() - started:.0f}s", flush=True)
+    return done
 
 
 def info() -> EmbedderInfo:
@@ -132,26 +136,25 @@ def info() -> EmbedderInfo:
 
 
 def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
+    """The local index: ``size`` synthetic rows (graph built), then the real ones added."""
     directory = cache / f"local-{size}"
-    if LocalStore.exists(directory):
-        with LocalStore.open(directory) as store:
-            if store.info().passages == size and list(directory.glob("hnsw-*.bin")):
-                print(f"local index at {directory}: reused ({size:,} rows)")
-                return directory
-    print(f"local index at {directory}: building {size:,} rows")
+    print(f"local index at {directory}", flush=True)
     with LocalStore.open_for_write(directory, info(), settings) as store:
         store.settings = settings.model_copy(update={"ann_min_passages": 10**12})
-        if store.info().passages != size:
-            for doc_id in list(store.document_hashes()):
-                store.remove_document(doc_id)
-            fill(store, real, size, "local")
+        fill(store, synthetic_documents(size), "local synthetic")
         started = time.perf_counter()
         store.refresh_derived()
-        print(f"  matrix + lexicon written in {time.perf_counter() - started:.0f}s")
+        print(f"  matrix + lexicon written in {time.perf_counter() - started:.0f}s", flush=True)
         store.settings = settings.model_copy(update={"ann_min_passages": 1})
         started = time.perf_counter()
         store.refresh_derived()
-        print(f"  HNSW graph (M={settings.ann_m}) built in {time.perf_counter() - started:.0f}s")
+        took = time.perf_counter() - started
+        print(f"  HNSW graph (M={settings.ann_m}) ready in {took:.0f}s", flush=True)
+        if real is not None and fill(store, real_documents(real), "local PubMedQA"):
+            started = time.perf_counter()
+            store.refresh_derived()
+            took = time.perf_counter() - started
+            print(f"  matrix + graph updated in place for the PubMedQA rows in {took:.0f}s")
     return directory
 
 
@@ -161,56 +164,55 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
     settings = settings.model_copy(
         update={"backend": "postgres", "dsn": dsn, "schema_name": f"scale_{size}"}
     )
-    if PostgresStore.exists(dsn, settings):
-        with PostgresStore.open(dsn, settings) as store:
-            if store.info().passages == size:
-                print(f"pgvector schema {settings.schema_name}: reused ({size:,} rows)")
-                return settings
-    print(f"pgvector schema {settings.schema_name}: building {size:,} rows")
+    print(f"pgvector schema {settings.schema_name}", flush=True)
     with PostgresStore.open_for_write(dsn, info(), settings) as store:
-        store.drop_vector_index()
-        for doc_id in list(store.document_hashes()):
-            store.remove_document(doc_id)
-        fill(store, real, size, "pgvector")
-        started = time.perf_counter()
-        store._main.execute("SET maintenance_work_mem = '3GB'")
-        store._main.execute("SET max_parallel_maintenance_workers = 1")
-        store.create_vector_index()
-        store.commit()
-        took = time.perf_counter() - started
-        print(
-            f"  pgvector HNSW (m={settings.pg_m}, ef_construction="
-            f"{settings.pg_ef_construction}) built in {took:.0f}s"
-        )
+        indexed = store._fetch(
+            "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
+            (settings.schema_name, "passages_embedding"),
+        )[0][0]
+        if not indexed:
+            store.drop_vector_index()
+            store.commit()
+            fill(store, synthetic_documents(size), "pgvector synthetic")
+            started = time.perf_counter()
+            store._main.execute("SET maintenance_work_mem = '3GB'")
+            store._main.execute("SET max_parallel_maintenance_workers = 1")
+            store.create_vector_index()
+            store.commit()
+            took = time.perf_counter() - started
+            print(
+                f"  pgvector HNSW (m={settings.pg_m}, ef_construction="
+                f"{settings.pg_ef_construction}) built in {took:.0f}s",
+                flush=True,
+            )
+        if real is not None:
+            fill(store, real_documents(real), "pgvector PubMedQA")  # into the live index
+            store.refresh_derived()
     return settings
 
 
 def exact_truth(real, size: int, queries: np.ndarray) -> list[set[int]]:
-    """Row numbers of the exact top k of every query over the first ``size`` rows."""
-    vectors = real[0]
-    n_real = min(len(vectors), size)
-    best = [np.full(0, 0) for _ in queries]
-    scores_real = queries @ vectors[:n_real].T
-    tops = [list(zip(s, range(n_real), strict=True)) for s in scores_real]
-    start = 0
-    while n_real + start < size:
-        stop = min(size - n_real, start + 200_000)
-        # the synthetic rows are generated in SYNTHETIC_PER_DOC blocks: regenerate the same way
+    """Row numbers (synthetic rows first, then the real ones) of every query's exact top k."""
+    tops: list[list[tuple[float, int]]] = [[] for _ in queries]
+    for start in range(0, size, 100_000):
+        stop = min(size, start + 100_000)
         rows = np.concatenate(
             [
-                synthetic(s, min(s + SYNTHETIC_PER_DOC, size - n_real))
+                synthetic(s, min(s + SYNTHETIC_PER_DOC, size))
                 for s in range(start, stop, SYNTHETIC_PER_DOC)
             ]
         )
         scores = queries @ rows.T
-        for q, s in enumerate(scores):
-            top = np.argpartition(-s, K)[:K]
-            tops[q] += [(s[i], n_real + start + int(i)) for i in top]
-        start = stop
-    for q, candidates in enumerate(tops):
-        candidates.sort(key=lambda t: -t[0])
-        best[q] = {row for _, row in candidates[:K]}
-    return best
+        for q, row_scores in enumerate(scores):
+            top = np.argpartition(-row_scores, K)[:K]
+            tops[q] += [(float(row_scores[i]), start + int(i)) for i in top]
+    order = list(real_documents(real))
+    real_rows = np.concatenate([block for _, _, block in order])
+    scores = queries @ real_rows.T
+    for q, row_scores in enumerate(scores):
+        top = np.argpartition(-row_scores, K)[:K]
+        tops[q] += [(float(row_scores[i]), size + int(i)) for i in top]
+    return [{row for _, row in sorted(c, key=lambda t: -t[0])[:K]} for c in tops]
 
 
 def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, label: str):
@@ -234,8 +236,12 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=1_000_000, help="Rows in the local store.")
-    parser.add_argument("--pg-size", type=int, default=200_000, help="Rows in pgvector (0: skip).")
+    parser.add_argument(
+        "--size", type=int, default=1_000_000, help="Synthetic rows in the local store."
+    )
+    parser.add_argument(
+        "--pg-size", type=int, default=100_000, help="Synthetic rows in pgvector (0: skip)."
+    )
     parser.add_argument("--queries", type=int, default=300, help="PubMedQA questions timed.")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "pubmedqa")
@@ -243,6 +249,11 @@ def main() -> int:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "lastword-scale"
     )
     parser.add_argument("--skip", default="", help="Comma list: local-exact,local-ann,pgvector")
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="Build the synthetic part of the indexes into --cache and stop (no PubMedQA needed).",
+    )
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     print(
@@ -250,6 +261,15 @@ def main() -> int:
         "makes every number slower; recall does not depend on it)"
     )
     settings = StoreSettings()
+    if args.build_only:
+        if {"local-exact", "local-ann"} - skip:
+            build_local(args.cache, None, args.size, settings)
+        if args.pg_size and "pgvector" not in skip:
+            from lastword.store.devserver import running_postgres
+
+            with running_postgres(args.cache / "postgres") as dsn:
+                build_postgres(dsn, None, args.pg_size, settings)
+        return 0
     real, (pmids, questions) = pubmedqa(args.cache, args.data)
     pmids, questions = pmids[: args.queries], questions[: args.queries]
     n_real = len(real[0])
@@ -270,7 +290,7 @@ def main() -> int:
             with LocalStore.open(directory, settings.model_copy(update=overrides)) as store:
                 results.append(
                     (
-                        args.size,
+                        args.size + n_real,
                         *measure(
                             store,
                             pmids,
@@ -294,7 +314,7 @@ def main() -> int:
                 first = int(store._fetch(f"SELECT MIN(id) FROM {store._t('passages')}")[0][0])
                 results.append(
                     (
-                        args.pg_size,
+                        args.pg_size + n_real,
                         *measure(
                             store,
                             pmids,
