@@ -141,6 +141,7 @@ class Pipeline:
             max(k, DEPTH),
             exclude_doc_ids,
             mode=self.settings.retrieve.mode,
+            kinds=self.settings.retrieve.evidence_kinds,
             tuning=self.retrieve_tuning,
         )
         # 4. The retrieval gate, on the ranking retrieval produced.
@@ -239,7 +240,10 @@ class Pipeline:
         timings["generate"] = (time.perf_counter() - generate_started) * 1000
 
         verify_started = time.perf_counter()
-        checked = verify_draft(draft.text, base.passages, self.embedder, self.settings.verify)
+        references = self.store.references({p.doc_id for p in base.passages})
+        checked = verify_draft(
+            draft.text, base.passages, self.embedder, self.settings.verify, references
+        )
         timings["verify"] = (time.perf_counter() - verify_started) * 1000
         update = {
             "draft": draft.text,

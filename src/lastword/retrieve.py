@@ -75,6 +75,7 @@ def _passage(n: int, p: Passage, score: float) -> RetrievedPassage:
         text=p.text,
         metadata=p.metadata,
         kind=getattr(p, "kind", "body"),
+        flags=getattr(p, "flags", ()),
     )
 
 

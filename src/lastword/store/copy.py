@@ -1,7 +1,8 @@
 """Copy an index from one store to another without embedding anything again.
 
 ``lastword store copy --from DIR --to postgresql://…`` moves a local index into PostgreSQL
-(or back): documents, passages, kinds and vectors exactly as stored, so the target has the
+(or back): documents, their sources and reference lists, passages with their kinds and
+flags, and vectors, exactly as stored, so the target has the
 same fingerprint and gives the same answers. A document already in the target with the same
 content hash is skipped; the copy commits every ``batch_passages`` passages, so an interrupted
 copy is resumed by running it again.
@@ -50,7 +51,10 @@ def copy_index(
                 report.skipped += 1
                 continue
             passages, vectors = source.export_document(record.doc_id)
-            target.put_document(record, passages, vectors)
+            references = source.references([record.doc_id]).get(record.doc_id, [])
+            target.put_document(record, passages, vectors, references)
+            for where, path in source.source_paths(record.doc_id):
+                target.add_source(record.doc_id, where, path)
             report.documents += 1
             report.passages += len(passages)
             pending += len(passages)

@@ -36,11 +36,13 @@ from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store import ann, lexical
+from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
+from lastword.store.extras import StoreExtras
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
-from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
 from lastword.terms import terms
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: content-hash ids, passage kinds and flags, sources, references
 DB_NAME = "index.sqlite"
 LOCK_NAME = "index.lock"
 
@@ -64,7 +66,8 @@ CREATE TABLE IF NOT EXISTS passages (
     char_end INTEGER NOT NULL,
     text TEXT NOT NULL,
     vector BLOB NOT NULL,
-    kind TEXT NOT NULL DEFAULT 'body'
+    kind TEXT NOT NULL DEFAULT 'body',
+    flags TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 """
@@ -86,7 +89,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class LocalStore:
+class LocalStore(StoreExtras):
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
     def __init__(
@@ -167,10 +170,7 @@ class LocalStore:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=10000")
-            conn.executescript(_SCHEMA)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(passages)")}
-            if "kind" not in columns:  # an index written before passages had a kind
-                conn.execute("ALTER TABLE passages ADD COLUMN kind TEXT NOT NULL DEFAULT 'body'")
+            conn.executescript(_SCHEMA + EXTRAS_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise CorpusIndexError(f"{directory / DB_NAME} is not a usable index: {exc}") from exc
         conn.row_factory = sqlite3.Row
@@ -196,7 +196,8 @@ class LocalStore:
         if version != FORMAT_VERSION:
             raise CorpusIndexError(
                 f"{self.directory} has index format {version!r}; this lastword reads format "
-                f"{FORMAT_VERSION!r}: rebuild it with 'lastword ingest'"
+                f"{FORMAT_VERSION!r} (documents identified by content, passage kinds): rebuild "
+                f"the index: remove {self.directory} and run 'lastword ingest' again"
             )
 
     def _remove_stray_files(self) -> None:
@@ -263,7 +264,11 @@ class LocalStore:
             self._conn.execute("BEGIN IMMEDIATE")
 
     def put_document(
-        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+        self,
+        record: DocumentRecord,
+        passages: Sequence[NewPassage],
+        vectors: np.ndarray,
+        references: Sequence[ReferenceEntry] = (),
     ) -> None:
         dim = self.embedder.dim
         if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
@@ -288,7 +293,7 @@ class LocalStore:
         )
         self._conn.executemany(
             "INSERT INTO passages(doc_id, position, page, char_start, char_end, text, vector, "
-            "kind) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+            "kind, flags) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     record.doc_id,
@@ -299,11 +304,13 @@ class LocalStore:
                     p.text,
                     vectors[i].astype("<f4").tobytes(),
                     p.kind,
+                    json.dumps(list(p.flags), ensure_ascii=False),
                 )
                 for i, p in enumerate(passages)
             ],
         )
         lexical.add_document(self._conn, record.doc_id)  # same transaction as the passages
+        self.put_references(record.doc_id, references)
 
     def remove_document(self, doc_id: str) -> None:
         self._begin_if_needed()
@@ -578,7 +585,7 @@ class LocalStore:
         marks = ",".join("?" * len(passage_ids))
         rows = self._conn.execute(
             "SELECT p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, "
-            f"p.text, d.metadata, p.kind FROM passages p JOIN documents d USING (doc_id) "
+            f"p.text, d.metadata, p.kind, p.flags FROM passages p JOIN documents d USING (doc_id) "
             f"WHERE p.id IN ({marks})",
             list(passage_ids),
         ).fetchall()
@@ -595,6 +602,7 @@ class LocalStore:
                 text=row["text"],
                 metadata=json.loads(row["metadata"]),
                 kind=row["kind"],
+                flags=tuple(json.loads(row["flags"])),
             )
             for row in rows
         }
@@ -622,9 +630,15 @@ class LocalStore:
                 metadata=json.loads(row["metadata"]),
             )
 
+    def source_paths(self, doc_id: str) -> list[tuple[str, str]]:
+        rows = self._conn.execute(
+            "SELECT source, path FROM sources WHERE doc_id = ? ORDER BY rowid", (doc_id,)
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
         rows = self._conn.execute(
-            "SELECT page, position, char_start, char_end, text, kind, vector FROM passages "
+            "SELECT page, position, char_start, char_end, text, kind, vector, flags FROM passages "
             "WHERE doc_id = ? ORDER BY id",
             (doc_id,),
         ).fetchall()
@@ -632,7 +646,11 @@ class LocalStore:
         for i, row in enumerate(rows):
             vectors[i] = np.frombuffer(row["vector"], dtype="<f4")
         fields = ("page", "position", "char_start", "char_end", "text", "kind")
-        return [NewPassage(**{f: row[f] for f in fields}) for row in rows], vectors
+        passages = [
+            NewPassage(**{f: row[f] for f in fields}, flags=tuple(json.loads(row["flags"])))
+            for row in rows
+        ]
+        return passages, vectors
 
     def document_hashes(self) -> dict[str, str]:
         return dict(self._conn.execute("SELECT doc_id, content_hash FROM documents").fetchall())

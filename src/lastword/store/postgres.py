@@ -3,6 +3,8 @@
     SCHEMA.meta        key/value: format, embedder, generation, fingerprint, lexicon, times
     SCHEMA.documents   one row per document
     SCHEMA.passages    one row per passage, with its vector (pgvector, HNSW cosine index)
+    SCHEMA.sources     every path a document was read from (one document, several copies)
+    SCHEMA.bibliography  each document's reference-list entries
 
 The same semantics as ``LocalStore``: a batch of ``put_document``/``remove_document`` becomes
 visible whole at ``commit`` (one transaction, which also bumps the generation and the
@@ -37,13 +39,13 @@ from lastword.errors import ConfigError, CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store.lexical import lexical_tokens
-from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
 from lastword.terms import terms
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # as the local store: content-hash ids, kinds, flags, sources, references
 _PASSAGE_COLUMNS = (
     "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
-    "d.metadata, p.kind"
+    "d.metadata, p.kind, p.flags"
 )
 
 
@@ -210,8 +212,21 @@ class PostgresStore:
             "page INTEGER, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, "
             f"text TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'body', "
             f"embedding vector({int(embedder.dim)}) NOT NULL, lexical TEXT NOT NULL, "
-            "tokens tsvector GENERATED ALWAYS AS (to_tsvector('english', lexical)) STORED)"
+            "tokens tsvector GENERATED ALWAYS AS (to_tsvector('english', lexical)) STORED, "
+            "flags TEXT NOT NULL DEFAULT '[]')"
         )
+        conn.execute(
+            f"CREATE TABLE {s}.sources (source TEXT PRIMARY KEY, doc_id TEXT NOT NULL "
+            f"REFERENCES {s}.documents(doc_id) ON DELETE CASCADE, path TEXT NOT NULL, "
+            "seq BIGSERIAL)"
+        )
+        conn.execute(f"CREATE INDEX sources_doc ON {s}.sources (doc_id)")
+        conn.execute(
+            f"CREATE TABLE {s}.bibliography (doc_id TEXT NOT NULL REFERENCES "
+            f"{s}.documents(doc_id) ON DELETE CASCADE, number INTEGER NOT NULL, "
+            "text TEXT NOT NULL, seq BIGSERIAL)"
+        )
+        conn.execute(f"CREATE INDEX bibliography_doc ON {s}.bibliography (doc_id)")
         conn.execute(f"CREATE INDEX passages_doc ON {s}.passages (doc_id)")
         conn.execute(f"CREATE INDEX passages_tokens ON {s}.passages USING gin (tokens)")
         self.create_vector_index()
@@ -293,7 +308,11 @@ class PostgresStore:
             raise CorpusIndexError("this index was opened read-only")
 
     def put_document(
-        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+        self,
+        record: DocumentRecord,
+        passages: Sequence[NewPassage],
+        vectors: np.ndarray,
+        references: Sequence[ReferenceEntry] = (),
     ) -> None:
         dim = self.embedder.dim
         if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
@@ -318,13 +337,88 @@ class PostgresStore:
                 json.dumps(record.metadata, ensure_ascii=False, sort_keys=True),
             ),
         )
+        if references:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    f"INSERT INTO {self._t('bibliography')} (doc_id, number, text) "
+                    "VALUES (%s, %s, %s)",
+                    [(record.doc_id, e.number, e.text) for e in references],
+                )
         if not passages:
             return
         with conn.cursor().copy(
             f"COPY {self._t('passages')} (doc_id, position, page, char_start, char_end, text, "
-            "kind, embedding, lexical) FROM STDIN (FORMAT BINARY)"
+            "kind, embedding, lexical, flags) FROM STDIN (FORMAT BINARY)"
         ) as copy:
             copy.write(_binary_copy(record, passages, vectors))
+
+    # ----------------------------------------------------------------- sources, references
+    def add_source(self, doc_id: str, source: str, path: str) -> None:
+        self._require_writer()
+        self._dirty = True
+        self._main.execute(
+            f"INSERT INTO {self._t('sources')} (source, doc_id, path) VALUES (%s, %s, %s) "
+            "ON CONFLICT (source) DO UPDATE SET doc_id = excluded.doc_id, path = excluded.path",
+            (source, doc_id, path),
+        )
+        self._refresh_paths(doc_id)
+
+    def remove_source(self, source: str) -> str | None:
+        rows = self._fetch(f"SELECT doc_id FROM {self._t('sources')} WHERE source = %s", (source,))
+        if not rows:
+            return None
+        self._require_writer()
+        self._dirty = True
+        doc_id = rows[0][0]
+        self._main.execute(f"DELETE FROM {self._t('sources')} WHERE source = %s", (source,))
+        if self.source_paths(doc_id):
+            self._refresh_paths(doc_id)
+            return None
+        return str(doc_id)
+
+    def _refresh_paths(self, doc_id: str) -> None:
+        rows = self.source_paths(doc_id)
+        found = self._fetch(
+            f"SELECT metadata FROM {self._t('documents')} WHERE doc_id = %s", (doc_id,)
+        )
+        if not found or not rows:
+            return
+        metadata = dict(found[0][0])
+        paths = list(dict.fromkeys(path for _, path in rows))
+        metadata["path"], metadata["paths"] = paths[0], paths
+        self._main.execute(
+            f"UPDATE {self._t('documents')} SET metadata = %s, source = %s WHERE doc_id = %s",
+            (json.dumps(metadata, ensure_ascii=False, sort_keys=True), rows[0][0], doc_id),
+        )
+
+    def sources(self) -> dict[str, str]:
+        return dict(self._fetch(f"SELECT source, doc_id FROM {self._t('sources')}"))
+
+    def source_paths(self, doc_id: str) -> list[tuple[str, str]]:
+        rows = self._fetch(
+            f"SELECT source, path FROM {self._t('sources')} WHERE doc_id = %s ORDER BY seq",
+            (doc_id,),
+        )
+        return [(source, path) for source, path in rows]
+
+    def references(self, doc_ids: Collection[str]) -> dict[str, list[ReferenceEntry]]:
+        out: dict[str, list[ReferenceEntry]] = {}
+        if not doc_ids:
+            return out
+        rows = self._fetch(
+            f"SELECT doc_id, number, text FROM {self._t('bibliography')} "
+            "WHERE doc_id = ANY(%s) ORDER BY doc_id, seq",
+            (list(doc_ids),),
+        )
+        for doc_id, number, text in rows:
+            out.setdefault(doc_id, []).append(ReferenceEntry(number=number, text=text))
+        return out
+
+    def kind_counts(self) -> dict[str, int]:
+        rows = self._fetch(
+            f"SELECT kind, COUNT(*) FROM {self._t('passages')} GROUP BY kind ORDER BY kind"
+        )
+        return {kind: count for kind, count in rows}
 
     def remove_document(self, doc_id: str) -> None:
         self._require_writer()
@@ -487,6 +581,7 @@ class PostgresStore:
                 text=row[7],
                 metadata=row[8],
                 kind=row[9],
+                flags=tuple(json.loads(row[10])),
             )
             for row in rows
         }
@@ -519,7 +614,7 @@ class PostgresStore:
 
     def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
         rows = self._fetch(
-            "SELECT page, position, char_start, char_end, text, kind, embedding::text "
+            "SELECT page, position, char_start, char_end, text, kind, embedding::text, flags "
             f"FROM {self._t('passages')} WHERE doc_id = %s ORDER BY id",
             (doc_id,),
         )
@@ -527,7 +622,10 @@ class PostgresStore:
         for i, row in enumerate(rows):
             vectors[i] = np.array(json.loads(row[6]), dtype=np.float32)
         fields = ("page", "position", "char_start", "char_end", "text", "kind")
-        passages = [NewPassage(**dict(zip(fields, row[:6], strict=True))) for row in rows]
+        passages = [
+            NewPassage(**dict(zip(fields, row[:6], strict=True)), flags=tuple(json.loads(row[7])))
+            for row in rows
+        ]
         return passages, vectors
 
     def document_hashes(self) -> dict[str, str]:
@@ -573,7 +671,7 @@ def _binary_copy(
 
     for i, p in enumerate(passages):
         out += [
-            struct.pack("!h", 9),
+            struct.pack("!h", 10),
             struct.pack("!i", len(doc)) + doc,
             int4(p.position),
             int4(p.page),
@@ -583,6 +681,7 @@ def _binary_copy(
             text(p.kind),
             vector_head + big_endian[i].tobytes(),
             text(" ".join(lexical_tokens(f"{record.title}\n{p.text}"))),
+            text(json.dumps(list(p.flags), ensure_ascii=False)),
         ]
     out.append(struct.pack("!h", -1))
     return b"".join(out)

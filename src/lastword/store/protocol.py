@@ -27,7 +27,7 @@ from lastword.result import Passage
 class DocumentRecord:
     doc_id: str
     title: str
-    source: str  # the file it came from (absolute path), for --sync
+    source: str  # the file it came from (absolute path, internal: never shown), for --sync
     content_hash: str
     pages: int | None
     passages: int
@@ -45,6 +45,16 @@ class NewPassage:
     char_end: int
     text: str
     kind: str = "body"  # body | abstract | caption | table | front | references | heading
+    #: sentences that address a reader or a model (``lastword.injection``), found at ingest
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReferenceEntry:
+    """One entry of a document's reference list (its number, or its position when unnumbered)."""
+
+    number: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -130,12 +140,41 @@ class Store(Protocol):
         ...
 
     def put_document(
-        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+        self,
+        record: DocumentRecord,
+        passages: Sequence[NewPassage],
+        vectors: np.ndarray,
+        references: Sequence[ReferenceEntry] = (),
     ) -> None:
-        """Add or replace a document with its passages and their vectors (not yet durable)."""
+        """Add or replace a document with its passages, their vectors and its reference list
+        (not yet durable). Replacing a document forgets its sources."""
+        ...
+
+    def add_source(self, doc_id: str, source: str, path: str) -> None:
+        """Record that ``doc_id`` is (also) at ``source``; ``path`` is what users see."""
+        ...
+
+    def remove_source(self, source: str) -> str | None:
+        """Forget one path; returns the document left without any path (to remove), if any."""
+        ...
+
+    def sources(self) -> dict[str, str]:
+        """Absolute source path -> doc_id, for every recorded path (internal)."""
+        ...
+
+    def source_paths(self, doc_id: str) -> list[tuple[str, str]]:
+        """(source, shown path) of every recorded path of one document, oldest first."""
+        ...
+
+    def kind_counts(self) -> dict[str, int]:
+        """Passages of each kind."""
         ...
 
     def remove_document(self, doc_id: str) -> None: ...
+
+    def references(self, doc_ids: Collection[str]) -> dict[str, list[ReferenceEntry]]:
+        """The reference-list entries of these documents (a document without any: absent)."""
+        ...
 
     def commit(self) -> None:
         """Make every change since the last commit durable, all or nothing."""
