@@ -200,6 +200,10 @@ def serve(
             "lastword.web.workers:worker_app",
             factory=True,
             workers=workers,
+            # A worker answers uvicorn's health ping from a thread; one busy embedding on a
+            # loaded machine can hold it past the 5 s default, and uvicorn would kill it
+            # mid-request. A hung worker is still replaced, after two minutes.
+            timeout_worker_healthcheck=120,
             host=host,
             port=port,
             log_level="info",
