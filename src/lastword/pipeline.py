@@ -27,7 +27,7 @@ from lastword.refusals import refusal, reword
 from lastword.result import Band, Mechanism, Result, RetrievedPassage, Status
 from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import Settings, Thresholds
-from lastword.store.local import LocalStore
+from lastword.store.open import open_store
 from lastword.store.protocol import IndexInfo, Store
 from lastword.verify import verify_draft
 
@@ -92,7 +92,7 @@ class Pipeline:
         generator: str | Generator | None = None,
         embedder: str | None = None,
     ) -> Pipeline:
-        store = LocalStore.open(index_dir)
+        store = open_store(settings, index_dir)
         try:
             resolved = resolve_embedder(settings, store.info(), embedder)
             return cls(settings, store, resolved, generator)

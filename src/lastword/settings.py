@@ -43,6 +43,49 @@ class IndexSettings(Section):
     path: Path = Field(Path("lastword-index"), description="Directory of the corpus index.")
 
 
+class StoreSettings(Section):
+    """Where the index lives: a local directory (default) or a PostgreSQL database."""
+
+    backend: Literal["local", "postgres"] = Field(
+        "local",
+        description="local: [index] path (SQLite + matrix); postgres: the database at `dsn`.",
+    )
+    dsn: str | None = Field(
+        None,
+        description="PostgreSQL connection string (postgresql://user@host/db), backend postgres.",
+    )
+    schema_name: str = Field(
+        "lastword",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="PostgreSQL schema holding the index tables (one index per schema).",
+    )
+    pg_ef_search: int = Field(
+        100, ge=8, le=1000, description="pgvector hnsw.ef_search: larger is slower, more exact."
+    )
+    pg_m: int = Field(16, ge=4, le=100, description="pgvector HNSW graph degree (at creation).")
+    pg_ef_construction: int = Field(
+        64, ge=8, le=1000, description="pgvector HNSW build beam width (at creation)."
+    )
+    ann_min_passages: int = Field(
+        200_000,
+        ge=1,
+        description="Local store: from this many passages on, search an HNSW graph, not exactly.",
+    )
+    ann_m: int = Field(32, ge=4, le=100, description="Local HNSW graph degree (M).")
+    ann_ef_construction: int = Field(
+        200, ge=8, le=2000, description="Local HNSW build beam width (ef_construction)."
+    )
+    ann_ef_search: int = Field(
+        128, ge=8, le=5000, description="Local HNSW search beam width (ef): larger, more exact."
+    )
+    ann_candidates: int = Field(
+        64,
+        ge=8,
+        le=5000,
+        description="Local HNSW: candidates fetched, filtered and re-scored exactly per search.",
+    )
+
+
 EmbedderName = Literal["minilm", "voyage", "openai"]
 
 
@@ -467,6 +510,7 @@ class Settings(BaseSettings):
     )
 
     index: IndexSettings = Field(default_factory=IndexSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)

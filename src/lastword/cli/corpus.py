@@ -23,7 +23,7 @@ from lastword.cli.render import render_retrieval
 from lastword.embed import make_embedder
 from lastword.ingest import IngestReport, check_embedder_choice, ingest_paths
 from lastword.pipeline import Pipeline
-from lastword.store.local import LocalStore
+from lastword.store.open import describe_location, open_store
 
 IndexOption = Annotated[
     Path | None,
@@ -114,11 +114,18 @@ def ingest(
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
     settings = state.settings
     target = index_dir(index)
-    check_embedder_choice(target, embedder or settings.embed.embedder)
+    check_embedder_choice(target, embedder or settings.embed.embedder, settings.store)
     chosen = make_embedder(settings.embed, embedder)
-    console.print(f"index [bold]{target}[/] with {chosen.info.describe()}")
+    where = describe_location(settings, target)
+    console.print(f"index [bold]{where}[/] with {chosen.info.describe()}")
     report = ingest_paths(
-        paths, target, chosen, settings.ingest, sync=sync, progress=_RichProgress()
+        paths,
+        target,
+        chosen,
+        settings.ingest,
+        sync=sync,
+        progress=_RichProgress(),
+        store_settings=settings.store,
     )
     _print_report(report)
     if report.failed:
@@ -157,9 +164,10 @@ def inspect(
 def sources(index: IndexOption = None) -> None:
     """List the documents in an index with their passage counts and the embedder."""
     target = index_dir(index)
-    with LocalStore.open(target) as store:
+    with open_store(state.settings, target) as store:
         info = store.info()
-        table = Table(title=f"{target}  ·  {info.embedder.describe()}", title_justify="left")
+        title = f"{store.location}  ·  {info.embedder.describe()}"
+        table = Table(title=title, title_justify="left")
         table.add_column("title")
         table.add_column("document", overflow="fold", style="dim")
         table.add_column("pages", justify="right")

@@ -373,13 +373,13 @@ def dataset_command(
 def _title_set(index: Path | None, out: Path, limit: int, seed: int, stray: bool) -> None:
     """``eval dataset titles``: write OUT/evalset.jsonl from the index's document titles."""
     from lastword.evaluate.datasets.titles import build_title_set
-    from lastword.store.local import LocalStore
+    from lastword.store.open import open_store
 
     if stray:
         raise InputError("--data and --split are for pubmedqa and scifact; titles reads --index")
     index = index_dir(index)
     evalset = out / "evalset.jsonl"
-    with LocalStore.open(index) as store:
+    with open_store(state.settings, index) as store:
         used, total = build_title_set(store, evalset, limit, seed)
         embedder = store.info().embedder.name
     # An embedder with a fitted gate model needs thresholds only; a cosine-only one gains a

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ import typer
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.errors import ConfigError, InputError
 from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
+from lastword.store.open import describe_location
 
 users_app = typer.Typer(
     name="users",
@@ -147,6 +149,15 @@ def serve(
         float | None,
         typer.Option(min=0.1, help="Largest upload accepted, in MB. Default: [web] max_upload_mb."),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Server processes (each loads the model and opens the store; "
+            'meant for [store] backend = "postgres").',
+        ),
+    ] = 1,
 ) -> None:
     """Serve the web app (Ask, Inspector, Corpus, Evaluation, Admin) and the JSON API."""
     import uvicorn
@@ -176,7 +187,30 @@ def serve(
         generator=generator,
     )
     target = index_dir(index)
-    err_console.print(f"loading the index at {target} and its model…")
+    where = describe_location(settings, target)
+    if workers > 1:
+        from lastword.web.workers import SPEC_VARIABLE, worker_spec
+
+        os.environ[SPEC_VARIABLE] = worker_spec(resolve_config_path(state.config), target, config)
+        err_console.print(
+            f"serving the index at {where} from {workers} processes on "
+            f"http://{host}:{port}/  (Ctrl-C stops)"
+        )
+        uvicorn.run(
+            "lastword.web.workers:worker_app",
+            factory=True,
+            workers=workers,
+            # A worker answers uvicorn's health ping from a thread; one busy embedding on a
+            # loaded machine can hold it past the 5 s default, and uvicorn would kill it
+            # mid-request. A hung worker is still replaced, after two minutes.
+            timeout_worker_healthcheck=120,
+            host=host,
+            port=port,
+            log_level="info",
+            proxy_headers=False,
+        )
+        return
+    err_console.print(f"loading the index at {where} and its model…")
     app = create_app(settings, target, config)
     err_console.print(f"serving on http://{host}:{port}/  (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)

@@ -20,9 +20,9 @@ from lastword.ingest.chunk import split_passages
 from lastword.ingest.document import SourceDocument, content_hash
 from lastword.ingest.readers import READERS, reader_for
 from lastword.injection import instruction_sentences
-from lastword.settings import IngestSettings
-from lastword.store.local import LocalStore
-from lastword.store.protocol import DocumentRecord, NewPassage, ReferenceEntry
+from lastword.settings import IngestSettings, StoreSettings
+from lastword.store.open import describe_location, open_store, store_exists
+from lastword.store.protocol import DocumentRecord, NewPassage, ReferenceEntry, Store
 
 
 @dataclass
@@ -135,7 +135,7 @@ def _read_all(
             report.failed.append(exc)
 
 
-def _attach(store: LocalStore, doc_id: str, source: str, path: str) -> str | None:
+def _attach(store: Store, doc_id: str, source: str, path: str) -> str | None:
     """Record ``source`` as a path of ``doc_id``; returns a document this left with no path."""
     previous = store.sources().get(source)
     store.add_source(doc_id, source, path)
@@ -164,15 +164,19 @@ def _batches(
         yield batch
 
 
-def check_embedder_choice(index_dir: Path, name: str) -> None:
+def check_embedder_choice(
+    index_dir: Path, name: str, store_settings: StoreSettings | None = None
+) -> None:
     """Fail before building an embedder (which may need a key or a probe) for the wrong index."""
-    if not LocalStore.exists(index_dir):
+    store_settings = store_settings or StoreSettings()
+    if not store_exists(store_settings, index_dir):
         return
-    with LocalStore.open(index_dir) as store:
+    with open_store(store_settings, index_dir) as store:
         built_with = store.embedder
     if built_with.name != name:
         raise IndexMismatchError(
-            f"the index at {index_dir} was built with {built_with.describe()}; "
+            f"the index at {describe_location(store_settings, index_dir)} was built with "
+            f"{built_with.describe()}; "
             f"refusing to add '{name}' vectors to it. "
             "Use --embedder with the index's embedder, or a new --index directory."
         )
@@ -180,15 +184,20 @@ def check_embedder_choice(index_dir: Path, name: str) -> None:
 
 def ingest_paths(
     paths: Sequence[Path],
-    index_dir: Path,
+    index_dir: Path | Store,
     embedder: Embedder,
     settings: IngestSettings,
     *,
     sync: bool = False,
     progress: ProgressSink | None = None,
     on_batch_committed: Callable[[int], None] | None = None,
+    store_settings: StoreSettings | None = None,
 ) -> IngestReport:
-    """Bring the index at ``index_dir`` up to date with ``paths``. Never raises for one bad file."""
+    """Bring the index up to date with ``paths``. Never raises for one bad file.
+
+    ``index_dir``: a store opened for writing (left open), or the local directory to open by
+    ``store_settings`` (the configured backend; closed at the end).
+    """
     started = time.perf_counter()
     progress = progress or ProgressSink()
     report = IngestReport()
@@ -199,11 +208,15 @@ def ingest_paths(
             return report
         raise InputError("no files to ingest: lastword reads " + ", ".join(sorted(READERS)))
 
-    store = LocalStore.open_for_write(index_dir, embedder.info)
+    owned = not isinstance(index_dir, Store)
+    if isinstance(index_dir, Store):
+        store = index_dir
+    else:
+        store = open_store(store_settings or StoreSettings(), index_dir, write_as=embedder.info)
     try:
         if store.embedder != embedder.info:
             raise IndexMismatchError(
-                f"the index at {index_dir} was built with {store.embedder.describe()}; "
+                f"the index at {store.location} was built with {store.embedder.describe()}; "
                 f"refusing to add {embedder.info.describe()} vectors to it. "
                 "Use --embedder with the index's embedder, or a new --index directory."
             )
@@ -272,15 +285,18 @@ def ingest_paths(
         if sync:
             report.removed = _sync_removals(store, files, report)
             store.commit()
-        store.refresh_matrix()
+        store.refresh_derived()
         progress.finish()
     finally:
-        store.close()
+        if owned:
+            store.close()
+        else:
+            store.rollback()
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _sync_removals(store: LocalStore, files: Sequence[Path], report: IngestReport) -> list[str]:
+def _sync_removals(store: Store, files: Sequence[Path], report: IngestReport) -> list[str]:
     """Documents whose every file is gone, or whose JSONL record is gone from a file read in
     full. A path that is gone is forgotten; its document stays while another path holds it."""
     read_files = {str(f) for f in files}

@@ -5,6 +5,7 @@
     DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
+    DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
     DIR/index.lock          held by the one process allowed to write
 
 SQLite is the source of truth and the only thing that must survive a crash: every batch of an
@@ -33,7 +34,8 @@ from threadpoolctl import ThreadpoolController
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.result import Passage
-from lastword.store import lexical
+from lastword.settings import StoreSettings
+from lastword.store import ann, lexical
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
@@ -90,8 +92,16 @@ def _now() -> str:
 class LocalStore(StoreExtras):
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
-    def __init__(self, directory: Path, conn: sqlite3.Connection, lock_fd: int | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        conn: sqlite3.Connection,
+        lock_fd: int | None,
+        settings: StoreSettings | None = None,
+    ) -> None:
         self.directory = directory
+        self.location = str(directory)
+        self.settings = settings or StoreSettings()
         self._conn = conn
         self._lock_fd = lock_fd
         self._matrix: np.ndarray | None = None
@@ -99,6 +109,10 @@ class LocalStore(StoreExtras):
         self._matrix_generation = -1
         self._lexicon: tuple[int, dict[str, int]] | None = None
         self._lexicon_generation = -1
+        self._graph: object | None = None
+        self._graph_generation = -1
+        self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
+        self._kind_generation = -1
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -106,19 +120,21 @@ class LocalStore(StoreExtras):
         return (directory / DB_NAME).is_file()
 
     @classmethod
-    def open(cls, directory: Path) -> LocalStore:
+    def open(cls, directory: Path, settings: StoreSettings | None = None) -> LocalStore:
         """Open an existing index for reading (no lock: readers never block a writer)."""
         if not cls.exists(directory):
             raise CorpusIndexError(
                 f"no index at {directory}: "
                 f"build one with 'lastword ingest PATH --index {directory}'"
             )
-        store = cls(directory, cls._connect(directory), lock_fd=None)
+        store = cls(directory, cls._connect(directory), lock_fd=None, settings=settings)
         store._check_format()
         return store
 
     @classmethod
-    def open_for_write(cls, directory: Path, embedder: EmbedderInfo) -> LocalStore:
+    def open_for_write(
+        cls, directory: Path, embedder: EmbedderInfo, settings: StoreSettings | None = None
+    ) -> LocalStore:
         """Open (creating if needed) with the writer's lock held until ``close``."""
         directory.mkdir(parents=True, exist_ok=True)
         lock_fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
@@ -131,7 +147,7 @@ class LocalStore(StoreExtras):
             ) from None
         try:
             conn = cls._connect(directory)
-            store = cls(directory, conn, lock_fd)
+            store = cls(directory, conn, lock_fd, settings)
             if store._meta("format_version") is None:
                 store._initialise(embedder)
             store._check_format()
@@ -189,8 +205,8 @@ class LocalStore(StoreExtras):
         current = self._meta("generation")
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
-            derived = path.suffix in (".npy", ".json") and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-")
+            derived = path.suffix in (".npy", ".json", ".bin") and path.stem.startswith(
+                ("vectors-", "ids-", "lexicon-", "hnsw-")
             )
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
@@ -293,8 +309,8 @@ class LocalStore(StoreExtras):
                 for i, p in enumerate(passages)
             ],
         )
-        self.put_references(record.doc_id, references)
         lexical.add_document(self._conn, record.doc_id)  # same transaction as the passages
+        self.put_references(record.doc_id, references)
 
     def remove_document(self, doc_id: str) -> None:
         self._begin_if_needed()
@@ -330,19 +346,44 @@ class LocalStore(StoreExtras):
             self.directory / f"ids-{generation}.npy",
         )
 
-    def refresh_matrix(self) -> None:
-        """Write the matrix for the committed generation (writers call this after committing)."""
+    def refresh_derived(self) -> None:
+        """Write the matrix (and graph) of the committed generation (writers, after commits)."""
         generation = self._generation()
         vectors_path, ids_path = self._matrix_paths(generation)
-        if vectors_path.exists() and ids_path.exists():
-            return
-        vectors, ids = self._read_vectors()
-        write_atomically(self._lexicon_path(generation), self._count_terms())
-        for path, array in ((ids_path, ids), (vectors_path, vectors)):
-            write_atomically(path, array)
-        fsync_directory(self.directory)
+        if not (vectors_path.exists() and ids_path.exists()):
+            vectors, ids = self._read_vectors()
+            write_atomically(self._lexicon_path(generation), self._count_terms())
+            for path, array in ((ids_path, ids), (vectors_path, vectors)):
+                write_atomically(path, array)
+            fsync_directory(self.directory)
         if self._lock_fd is not None:
+            self._refresh_graph(generation)
             self._remove_stray_files()
+
+    refresh_matrix = refresh_derived  # the name callers used before the Store protocol had one
+
+    def _refresh_graph(self, generation: int) -> None:
+        path = ann.graph_path(self.directory, generation)
+        vectors_path, ids_path = self._matrix_paths(generation)
+        ids = np.load(ids_path)
+        if path.exists() or len(ids) < self.settings.ann_min_passages:
+            return
+        matrix = np.load(vectors_path, mmap_mode="r")
+        previous = None
+        found = ann.previous_graph(self.directory, generation)
+        if found is not None:
+            old_ids_path = self._matrix_paths(found[0])[1]
+            if old_ids_path.exists():
+                previous = (found[1], np.load(old_ids_path))
+        graph = ann.build_graph(
+            matrix,
+            ids,
+            m=self.settings.ann_m,
+            ef_construction=self.settings.ann_ef_construction,
+            previous=previous,
+        )
+        ann.save_graph(graph, path)
+        fsync_directory(self.directory)
 
     def _lexicon_path(self, generation: int) -> Path:
         return self.directory / f"lexicon-{generation}.json"
@@ -422,20 +463,80 @@ class LocalStore(StoreExtras):
                 f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
             )
         _use_single_thread_blas()
+        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
+        graph = self._load_graph(len(ids), matrix.shape[1])
+        if graph is not None:
+
+            def keep(rows: np.ndarray) -> np.ndarray:
+                mask = np.ones(len(rows), dtype=bool)
+                if excluded is not None and len(excluded):
+                    mask &= ~np.isin(ids[rows], excluded)
+                if kinds is not None:
+                    mask &= self._kind_mask(kinds, rows)
+                return mask
+
+            filtered = (excluded is not None and len(excluded) > 0) or kinds is not None
+            found = ann.search(
+                graph,
+                matrix,
+                ids,
+                query,
+                k,
+                candidates=self.settings.ann_candidates * (4 if filtered else 1),
+                keep=keep if filtered else None,
+            )
+            if found is not None:
+                return self._hits(ids, *found)
         scores = matrix @ query
-        if exclude_doc_ids:
-            excluded = self._passage_ids_of(exclude_doc_ids)
-            if len(excluded):
-                scores = scores.copy()
-                scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
+        if excluded is not None and len(excluded):
+            scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
         if kinds is not None:
-            scores = np.where(self._kind_mask(ids, kinds), scores, -np.inf)
+            scores[~self._kind_mask(kinds, None)] = -np.inf
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         top = top[np.isfinite(scores[top])]
-        passages = self.passages_by_id([int(ids[row]) for row in top])
-        return [Hit(passage=passages[int(ids[row])], score=float(scores[row])) for row in top]
+        return self._hits(ids, top, scores[top])
+
+    def _hits(self, ids: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        passages = self.passages_by_id([int(ids[row]) for row in rows])
+        return [
+            Hit(passage=passages[int(ids[row])], score=float(score))
+            for row, score in zip(rows, scores, strict=True)
+        ]
+
+    def _load_graph(self, passages: int, dim: int) -> object | None:
+        if passages < self.settings.ann_min_passages:
+            return None
+        generation = self._matrix_generation
+        if self._graph_generation != generation:
+            # Missing (a writer died before building it): search exactly until one is written.
+            path = ann.graph_path(self.directory, generation)
+            self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
+            self._graph_generation = generation
+        return self._graph
+
+    def _kind_mask(self, kinds: Collection[str], rows: np.ndarray | None) -> np.ndarray:
+        """Which matrix rows (all, or ``rows``) hold a passage of one of ``kinds``."""
+        generation = self._matrix_generation
+        if self._kind_codes is None or self._kind_generation != generation:
+            names = [row[0] for row in self._conn.execute("SELECT kind FROM passages ORDER BY id")]
+            table: dict[str, int] = {}
+            codes = np.fromiter(
+                (table.setdefault(name, len(table)) for name in names),
+                dtype=np.int16,
+                count=len(names),
+            )
+            self._kind_codes, self._kind_generation = (codes, table), generation
+        codes, table = self._kind_codes
+        if self._ids is not None and len(codes) != len(self._ids):  # a write landed in between
+            self._kind_generation = -1
+            allowed = self._passage_ids_of_kinds(kinds)
+            selected_ids = self._ids if rows is None else self._ids[rows]
+            return np.isin(selected_ids, allowed)
+        wanted = np.array([table[name] for name in kinds if name in table], dtype=np.int16)
+        selected = codes if rows is None else codes[rows]
+        return np.isin(selected, wanted)
 
     def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
         """The cosine of each of these passages to a unit-norm query vector."""
@@ -471,6 +572,12 @@ class LocalStore(StoreExtras):
                 )
             ]
         return np.array(sorted(found), dtype=np.int64)
+
+    def _passage_ids_of_kinds(self, kinds: Collection[str]) -> np.ndarray:
+        kinds = list(kinds)
+        marks = ",".join("?" * len(kinds))
+        rows = self._conn.execute(f"SELECT id FROM passages WHERE kind IN ({marks})", kinds)
+        return np.array([row[0] for row in rows], dtype=np.int64)
 
     def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
         if not passage_ids:
@@ -523,6 +630,28 @@ class LocalStore(StoreExtras):
                 metadata=json.loads(row["metadata"]),
             )
 
+    def source_paths(self, doc_id: str) -> list[tuple[str, str]]:
+        rows = self._conn.execute(
+            "SELECT source, path FROM sources WHERE doc_id = ? ORDER BY rowid", (doc_id,)
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
+        rows = self._conn.execute(
+            "SELECT page, position, char_start, char_end, text, kind, vector, flags FROM passages "
+            "WHERE doc_id = ? ORDER BY id",
+            (doc_id,),
+        ).fetchall()
+        vectors = np.empty((len(rows), self.embedder.dim), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = np.frombuffer(row["vector"], dtype="<f4")
+        fields = ("page", "position", "char_start", "char_end", "text", "kind")
+        passages = [
+            NewPassage(**{f: row[f] for f in fields}, flags=tuple(json.loads(row["flags"])))
+            for row in rows
+        ]
+        return passages, vectors
+
     def document_hashes(self) -> dict[str, str]:
         return dict(self._conn.execute("SELECT doc_id, content_hash FROM documents").fetchall())
 
@@ -536,6 +665,7 @@ class LocalStore(StoreExtras):
             self._conn.close()
         finally:
             self._matrix = None
+            self._graph = None
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None

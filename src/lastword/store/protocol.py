@@ -1,7 +1,14 @@
 """The store seam: where passages and their vectors live.
 
-The embedded default is ``LocalStore`` (SQLite + a memory-mapped float32 matrix); a server
-engine (pgvector, Qdrant) implements the same protocol.
+The embedded default is ``LocalStore`` (SQLite + a memory-mapped float32 matrix, an HNSW graph
+past ``[store] ann_min_passages``); ``PostgresStore`` keeps the same data in PostgreSQL with
+pgvector. ``lastword.store.open_store`` picks one from the settings; every caller holds a
+``Store`` and nothing else. ``tests/store/contract.py`` is the behaviour every store must show.
+
+Writes: ``put_document``/``remove_document`` open a batch, ``commit`` makes it durable all or
+nothing (and changes the fingerprint), ``rollback`` drops it, ``refresh_derived`` brings search
+structures (a matrix, a graph, a lexicon) up to the committed state. Only a store opened for
+writing accepts writes, and only one writer at a time holds an index.
 """
 
 from __future__ import annotations
@@ -68,6 +75,14 @@ class IndexInfo:
 
 @runtime_checkable
 class Store(Protocol):
+    #: where the index is, for messages (a directory, or a database and schema; no password)
+    location: str
+
+    @property
+    def embedder(self) -> EmbedderInfo:
+        """The embedder whose vectors this index holds."""
+        ...
+
     def info(self) -> IndexInfo: ...
 
     def search(
@@ -114,10 +129,45 @@ class Store(Protocol):
         """doc_id -> content hash of every stored document."""
         ...
 
+    def document_sources(self) -> dict[str, str]:
+        """doc_id -> the source it was read from (for --sync and removal)."""
+        ...
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]: ...
+
+    def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
+        """A document's passages and vectors as they were put (to copy an index elsewhere)."""
+        ...
+
     def put_document(
-        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+        self,
+        record: DocumentRecord,
+        passages: Sequence[NewPassage],
+        vectors: np.ndarray,
+        references: Sequence[ReferenceEntry] = (),
     ) -> None:
-        """Add or replace a document with its passages and their vectors (not yet durable)."""
+        """Add or replace a document with its passages, their vectors and its reference list
+        (not yet durable). Replacing a document forgets its sources."""
+        ...
+
+    def add_source(self, doc_id: str, source: str, path: str) -> None:
+        """Record that ``doc_id`` is (also) at ``source``; ``path`` is what users see."""
+        ...
+
+    def remove_source(self, source: str) -> str | None:
+        """Forget one path; returns the document left without any path (to remove), if any."""
+        ...
+
+    def sources(self) -> dict[str, str]:
+        """Absolute source path -> doc_id, for every recorded path (internal)."""
+        ...
+
+    def source_paths(self, doc_id: str) -> list[tuple[str, str]]:
+        """(source, shown path) of every recorded path of one document, oldest first."""
+        ...
+
+    def kind_counts(self) -> dict[str, int]:
+        """Passages of each kind."""
         ...
 
     def remove_document(self, doc_id: str) -> None: ...
@@ -130,4 +180,18 @@ class Store(Protocol):
         """Make every change since the last commit durable, all or nothing."""
         ...
 
-    def close(self) -> None: ...
+    def rollback(self) -> None:
+        """Drop every change since the last commit."""
+        ...
+
+    def refresh_derived(self) -> None:
+        """Bring derived search structures up to the committed state (writers, after commits)."""
+        ...
+
+    def close(self) -> None:
+        """Release the store; an uncommitted batch is rolled back."""
+        ...
+
+    def __enter__(self) -> Store: ...
+
+    def __exit__(self, *exc: object) -> None: ...

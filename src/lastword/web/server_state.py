@@ -14,7 +14,8 @@ from lastword.embed import Embedder, make_embedder
 from lastword.errors import CorpusIndexError
 from lastword.pipeline import Pipeline, resolve_embedder
 from lastword.settings import Settings
-from lastword.store.local import LocalStore
+from lastword.store.open import describe_location, open_store, store_exists
+from lastword.store.protocol import Store
 from lastword.web.accounts import Accounts
 from lastword.web.config import WebConfig
 from lastword.web.jobs import JobBoard
@@ -36,7 +37,7 @@ class ServerState:
         self._embedder = embedder
         self._lock = threading.Lock()
         self._pipeline: Pipeline | None = None
-        if LocalStore.exists(self.index_dir):
+        if self.has_store():
             self.reload()
 
     # ------------------------------------------------------------------ the pipeline
@@ -45,8 +46,8 @@ class ServerState:
         """The index's embedder, loaded once; for an index not built yet, the configured one."""
         with self._lock:
             if self._embedder is None:
-                if LocalStore.exists(self.index_dir):
-                    with LocalStore.open(self.index_dir) as store:
+                if self.has_store():
+                    with self.open_store() as store:
                         self._embedder = resolve_embedder(self.settings, store.info())
                 else:
                     self._embedder = make_embedder(self.settings.embed)
@@ -56,11 +57,11 @@ class ServerState:
         """Build the Pipeline again (after an ingest, a removal or a settings change)."""
         embedder = self.embedder
         new_settings = settings or self.settings
-        store = LocalStore.open(self.index_dir)
+        store = open_store(new_settings, self.index_dir)
         try:
             if store.info().embedder != embedder.info:
                 raise CorpusIndexError(
-                    f"the index at {self.index_dir} is now built with "
+                    f"the index at {store.location} is now built with "
                     f"{store.info().embedder.describe()}; restart the server"
                 )
             pipeline = Pipeline(new_settings, store, embedder, self.config.generator)
@@ -72,8 +73,17 @@ class ServerState:
             self._pipeline = pipeline
             self.settings = new_settings
 
+    def has_store(self) -> bool:
+        """Whether the configured index exists yet ([store] backend: a directory or a database)."""
+        return store_exists(self.settings, self.index_dir)
+
+    def open_store(self, write: bool = False) -> Store:
+        """The configured index, opened in this process (each server worker opens its own)."""
+        embedder = self.embedder.info if write else None
+        return open_store(self.settings, self.index_dir, write_as=embedder)
+
     def apply_settings(self, settings: Settings) -> None:
-        if LocalStore.exists(self.index_dir):
+        if store_exists(settings, self.index_dir):
             self.reload(settings)
         else:
             self.settings = settings
@@ -86,8 +96,8 @@ class ServerState:
         pipeline = self._pipeline
         if pipeline is None:
             raise CorpusIndexError(
-                f"no index at {self.index_dir} yet: an administrator can upload documents "
-                "on the Corpus page (or run 'lastword ingest')"
+                f"no index at {describe_location(self.settings, self.index_dir)} yet: an "
+                "administrator can upload documents on the Corpus page (or run 'lastword ingest')"
             )
         return pipeline
 

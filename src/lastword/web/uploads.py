@@ -17,7 +17,6 @@ from fastapi import UploadFile
 from lastword.errors import InputError
 from lastword.ingest import ProgressSink, ingest_paths
 from lastword.ingest.readers import READERS
-from lastword.store.local import LocalStore
 from lastword.web.errors import WebError
 from lastword.web.jobs import Job
 from lastword.web.server_state import ServerState
@@ -115,6 +114,7 @@ def ingest_job(state: ServerState, paths: list[Path]):
             state.embedder,
             state.settings.ingest,
             progress=JobProgress(job),
+            store_settings=state.settings.store,
         )
         state.reload()
         job.result = {
@@ -139,13 +139,13 @@ def ingest_job(state: ServerState, paths: list[Path]):
 
 def remove_document(state: ServerState, doc_id: str) -> bool:
     """Remove one document from the index (and its uploaded file, if it is one of ours)."""
-    with LocalStore.open_for_write(state.index_dir, state.embedder.info) as store:
+    with state.open_store(write=True) as store:
         known = store.document_sources()
         if doc_id not in known:
             return False
         store.remove_document(doc_id)
         store.commit()
-        store.refresh_matrix()
+        store.refresh_derived()
     source = Path(known[doc_id])
     uploads = state.config.uploads.resolve()
     if source.parent == uploads and source.is_file():

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from lastword.store.local import LocalStore
+from lastword.store.open import store_exists
 from lastword.web.errors import WebError, wants_json
 from lastword.web.security import Admin, Reader
 from lastword.web.uploads import ingest_job, remove_document, save_uploads
@@ -19,8 +19,8 @@ router = APIRouter(include_in_schema=False)
 def corpus_page(request: Request, user: Reader, job: str | None = None) -> Response:
     state = request.app.state.lastword
     documents, info = [], None
-    if LocalStore.exists(state.index_dir):
-        with LocalStore.open(state.index_dir) as store:
+    if store_exists(state.settings, state.index_dir):
+        with state.open_store() as store:
             info = store.info()
             documents = sorted(store.documents(), key=lambda d: d.added_at, reverse=True)
     return request.app.state.templates.TemplateResponse(

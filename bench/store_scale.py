@@ -1,0 +1,344 @@
+"""Benchmark: search at scale: local exact, local HNSW and pgvector side by side.
+
+The corpus: the real PubMedQA PQA-L passages (ingested and embedded with MiniLM by the real
+ingest, cached) first, then synthetic unit vectors up to --size x 384. The queries: PubMedQA's
+real questions. For every backend it prints p50/p99 of ``Store.search(q, 8)`` (one client),
+recall@8 against exact search over the same rows, the share of questions whose own abstract is
+in the top 8, and queries/s with --clients concurrent clients. pgvector runs on a throwaway
+PostgreSQL 18 + pgvector 0.8 (lastword.store.devserver), possibly at a smaller --pg-size: its
+HNSW build over 1M rows on 2 shared cores takes far longer than hnswlib's. Built indexes are
+kept in --cache and reused by the next run of the same size.
+
+    python bench/store_scale.py [--size 1000000] [--pg-size 200000] [--queries 300]
+
+Targets (issue 15): local ANN p50 <= 1 ms with recall@8 >= 0.98; pgvector p50 <= 10 ms with
+recall@8 >= 0.95. Numbers are from whatever machine runs it: say how busy it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from lastword.embed.protocol import EmbedderInfo
+from lastword.settings import IngestSettings, StoreSettings
+from lastword.store.local import LocalStore
+from lastword.store.protocol import DocumentRecord, NewPassage, Store
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
+DIM = 384
+K = 8
+SYNTHETIC_PER_DOC = 500
+
+
+def pubmedqa(cache: Path, data: Path):
+    """(passage vectors, their doc ids, their texts), (question pmids, question vectors)."""
+    path = cache / "pubmedqa-minilm.npz"
+    if path.is_file():
+        saved = np.load(path, allow_pickle=False)
+        meta = json.loads((cache / "pubmedqa-minilm.json").read_text())
+        return (saved["passages"], meta["doc_ids"], meta["texts"]), (
+            meta["pmids"],
+            saved["questions"],
+        )
+    from lastword.embed.minilm import MiniLMEmbedder
+    from lastword.evaluate.datasets.pubmedqa import corpus_record, load_pubmedqa
+    from lastword.ingest import ingest_paths
+
+    records, _ = load_pubmedqa(data)
+    embedder = MiniLMEmbedder()
+    with tempfile.TemporaryDirectory(prefix="lastword-scale-") as scratch:
+        corpus = Path(scratch) / "pubmedqa.jsonl"
+        with corpus.open("w", encoding="utf-8") as handle:
+            for pmid, record in records.items():
+                handle.write(json.dumps(corpus_record(pmid, record)) + "\n")
+        ingest_paths([corpus], Path(scratch) / "index", embedder, IngestSettings())
+        with LocalStore.open(Path(scratch) / "index") as store:
+            rows = store._conn.execute("SELECT doc_id, text, vector FROM passages ORDER BY id")
+            doc_ids, texts, vectors = [], [], []
+            for doc_id, text, blob in rows:
+                doc_ids.append(doc_id)
+                texts.append(text)
+                vectors.append(np.frombuffer(blob, dtype="<f4"))
+    pmids = list(records)
+    questions = embedder.embed_queries([records[p]["QUESTION"] for p in pmids])
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(path, passages=np.stack(vectors), questions=questions)
+    meta = {"doc_ids": doc_ids, "texts": texts, "pmids": pmids}
+    (cache / "pubmedqa-minilm.json").write_text(json.dumps(meta))
+    return (np.stack(vectors), doc_ids, texts), (pmids, questions)
+
+
+def synthetic(start: int, stop: int) -> np.ndarray:
+    """Rows start..stop of the synthetic part: unit vectors, the same on every run."""
+    rng = np.random.default_rng(start)
+    block = rng.normal(size=(stop - start, DIM)).astype(np.float32)
+    return block / np.linalg.norm(block, axis=1, keepdims=True)
+
+
+def _document(doc_id: str, rows: list[str], block: np.ndarray):
+    added = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
+    record = DocumentRecord(doc_id, doc_id, doc_id, f"h-{doc_id}", None, len(rows), added, {})
+    new = [NewPassage(None, i, 0, len(t), t) for i, t in enumerate(rows)]
+    return record, new, np.ascontiguousarray(block, dtype=np.float32)
+
+
+def synthetic_documents(size: int):
+    """The synthetic part, SYNTHETIC_PER_DOC unit vectors a document, the same on every run."""
+    for start in range(0, size, SYNTHETIC_PER_DOC):
+        n = min(SYNTHETIC_PER_DOC, size - start)
+        words = [f"synthetic passage {start + i} of a filler document" for i in range(n)]
+        yield _document(
+            f"synthetic-{start // SYNTHETIC_PER_DOC}", words, synthetic(start, start + n)
+        )
+
+
+def real_documents(real):
+    """The PubMedQA part: documents, passages and MiniLM vectors as the real ingest made them."""
+    vectors, doc_ids, texts = real
+    order: dict[str, list[int]] = {}
+    for row, doc_id in enumerate(doc_ids):
+        order.setdefault(doc_id, []).append(row)
+    for doc_id, rows in order.items():
+        yield _document(doc_id, [texts[r] for r in rows], vectors[rows])
+
+
+def fill(store: Store, documents, label: str) -> int:
+    started, done = time.perf_counter(), 0
+    have = store.document_hashes()
+    for record, passages, vectors in documents:
+        if record.doc_id in have:
+            continue
+        store.put_document(record, passages, vectors)
+        done += len(passages)
+        if done % 100_000 < len(passages):
+            store.commit()
+            print(
+                f"  {label}: {done:,} rows loaded, {time.perf_counter() - started:.0f}s", flush=True
+            )
+    store.commit()
+    print(f"  {label}: {done:,} rows loaded in {time.perf_counter() - started:.0f}s", flush=True)
+    return done
+
+
+def info() -> EmbedderInfo:
+    return EmbedderInfo(name="minilm", model="sentence-transformers/all-MiniLM-L6-v2", dim=DIM)
+
+
+def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
+    """The local index: ``size`` synthetic rows (graph built), then the real ones added."""
+    directory = cache / f"local-{size}"
+    print(f"local index at {directory}", flush=True)
+    with LocalStore.open_for_write(directory, info(), settings) as store:
+        store.settings = settings.model_copy(update={"ann_min_passages": 10**12})
+        fill(store, synthetic_documents(size), "local synthetic")
+        started = time.perf_counter()
+        store.refresh_derived()
+        print(f"  matrix + lexicon written in {time.perf_counter() - started:.0f}s", flush=True)
+        store.settings = settings.model_copy(update={"ann_min_passages": 1})
+        started = time.perf_counter()
+        store.refresh_derived()
+        took = time.perf_counter() - started
+        print(f"  HNSW graph (M={settings.ann_m}) ready in {took:.0f}s", flush=True)
+        if real is not None and fill(store, real_documents(real), "local PubMedQA"):
+            started = time.perf_counter()
+            store.refresh_derived()
+            took = time.perf_counter() - started
+            print(f"  matrix + graph updated in place for the PubMedQA rows in {took:.0f}s")
+    return directory
+
+
+def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreSettings:
+    from lastword.store.postgres import PostgresStore
+
+    settings = settings.model_copy(
+        update={"backend": "postgres", "dsn": dsn, "schema_name": f"scale_{size}"}
+    )
+    print(f"pgvector schema {settings.schema_name}", flush=True)
+    with PostgresStore.open_for_write(dsn, info(), settings) as store:
+        indexed = store._fetch(
+            "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
+            (settings.schema_name, "passages_embedding"),
+        )[0][0]
+        if not indexed:
+            store.drop_vector_index()
+            store.commit()
+            fill(store, synthetic_documents(size), "pgvector synthetic")
+            started = time.perf_counter()
+            store._main.execute("SET maintenance_work_mem = '3GB'")
+            store._main.execute("SET max_parallel_maintenance_workers = 1")
+            store.create_vector_index()
+            store.commit()
+            took = time.perf_counter() - started
+            print(
+                f"  pgvector HNSW (m={settings.pg_m}, ef_construction="
+                f"{settings.pg_ef_construction}) built in {took:.0f}s",
+                flush=True,
+            )
+        if real is not None:
+            fill(store, real_documents(real), "pgvector PubMedQA")  # into the live index
+            store.refresh_derived()
+    return settings
+
+
+def exact_truth(real, size: int, queries: np.ndarray) -> list[set[int]]:
+    """Row numbers (synthetic rows first, then the real ones) of every query's exact top k."""
+    tops: list[list[tuple[float, int]]] = [[] for _ in queries]
+    for start in range(0, size, 100_000):
+        stop = min(size, start + 100_000)
+        rows = np.concatenate(
+            [
+                synthetic(s, min(s + SYNTHETIC_PER_DOC, size))
+                for s in range(start, stop, SYNTHETIC_PER_DOC)
+            ]
+        )
+        scores = queries @ rows.T
+        for q, row_scores in enumerate(scores):
+            top = np.argpartition(-row_scores, K)[:K]
+            tops[q] += [(float(row_scores[i]), start + int(i)) for i in top]
+    order = list(real_documents(real))
+    real_rows = np.concatenate([block for _, _, block in order])
+    scores = queries @ real_rows.T
+    for q, row_scores in enumerate(scores):
+        top = np.argpartition(-row_scores, K)[:K]
+        tops[q] += [(float(row_scores[i]), size + int(i)) for i in top]
+    return [{row for _, row in sorted(c, key=lambda t: -t[0])[:K]} for c in tops]
+
+
+def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, label: str):
+    store.search(queries[0], K)  # map the matrix / load the graph before timing
+    latencies, recalls, own = [], [], 0
+    for q, vector in enumerate(queries):
+        t = time.perf_counter()
+        hits = store.search(vector, K)
+        latencies.append((time.perf_counter() - t) * 1000)
+        found = {row_of(h) for h in hits}
+        recalls.append(len(found & truth_rows[q]) / K)
+        own += any(h.passage.doc_id == pmids[q] for h in hits)
+    work = list(queries) * 2
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(lambda v: store.search(v, K), work))
+    qps = len(work) / (time.perf_counter() - started)
+    p50, p99 = np.percentile(latencies, 50), np.percentile(latencies, 99)
+    return label, p50, p99, float(np.mean(recalls)), own / len(queries), qps
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--size", type=int, default=1_000_000, help="Synthetic rows in the local store."
+    )
+    parser.add_argument(
+        "--pg-size", type=int, default=100_000, help="Synthetic rows in pgvector (0: skip)."
+    )
+    parser.add_argument("--queries", type=int, default=300, help="PubMedQA questions timed.")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "pubmedqa")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "lastword-scale"
+    )
+    parser.add_argument("--skip", default="", help="Comma list: local-exact,local-ann,pgvector")
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="Build the synthetic part of the indexes into --cache and stop (no PubMedQA needed).",
+    )
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a busy machine "
+        "makes every number slower; recall does not depend on it)"
+    )
+    settings = StoreSettings()
+    if args.build_only:
+        if {"local-exact", "local-ann"} - skip:
+            build_local(args.cache, None, args.size, settings)
+        if args.pg_size and "pgvector" not in skip:
+            from lastword.store.devserver import running_postgres
+
+            with running_postgres(args.cache / "postgres") as dsn:
+                build_postgres(dsn, None, args.pg_size, settings)
+        return 0
+    real, (pmids, questions) = pubmedqa(args.cache, args.data)
+    pmids, questions = pmids[: args.queries], questions[: args.queries]
+    n_real = len(real[0])
+    print(f"PubMedQA: {n_real:,} real passages, {len(pmids)} questions as queries")
+    results = []
+
+    if {"local-exact", "local-ann"} - skip:
+        directory = build_local(args.cache, real, args.size, settings)
+        truth = exact_truth(real, args.size, questions)
+        ids = np.load(next(directory.glob("ids-*.npy")))
+        row_of = {int(pid): row for row, pid in enumerate(ids)}
+        for label, overrides in (
+            ("local-exact", {"ann_min_passages": 10**12}),
+            ("local-ann", {}),
+        ):
+            if label in skip:
+                continue
+            with LocalStore.open(directory, settings.model_copy(update=overrides)) as store:
+                results.append(
+                    (
+                        args.size + n_real,
+                        *measure(
+                            store,
+                            pmids,
+                            questions,
+                            truth,
+                            lambda h: row_of[h.passage.passage_id],
+                            args.clients,
+                            label,
+                        ),
+                    )
+                )
+
+    if args.pg_size and "pgvector" not in skip:
+        from lastword.store.devserver import running_postgres
+        from lastword.store.postgres import PostgresStore
+
+        with running_postgres(args.cache / "postgres") as dsn:
+            pg_settings = build_postgres(dsn, real, args.pg_size, settings)
+            truth = exact_truth(real, args.pg_size, questions)
+            with PostgresStore.open(dsn, pg_settings) as store:
+                first = int(store._fetch(f"SELECT MIN(id) FROM {store._t('passages')}")[0][0])
+                results.append(
+                    (
+                        args.pg_size + n_real,
+                        *measure(
+                            store,
+                            pmids,
+                            questions,
+                            truth,
+                            lambda h: h.passage.passage_id - first,
+                            args.clients,
+                            "pgvector",
+                        ),
+                    )
+                )
+
+    print()
+    print(
+        f"{'backend':13}{'rows':>11}{'p50 ms':>9}{'p99 ms':>9}{'recall@8':>10}"
+        f"{'own top8':>10}{f'QPS x{args.clients}':>10}"
+    )
+    for size, label, p50, p99, recall, own, qps in results:
+        print(f"{label:13}{size:>11,}{p50:>9.3f}{p99:>9.3f}{recall:>10.3f}{own:>10.1%}{qps:>10.0f}")
+    print("latency: one client, Store.search(q, 8) including fetching the 8 passages' rows;")
+    print("recall@8: overlap with exact search over the same rows; own top8: the question's own")
+    print(f"PubMedQA abstract among the 8 hits; QPS: {args.clients} client threads, one process.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

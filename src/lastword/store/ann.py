@@ -1,0 +1,168 @@
+"""Approximate nearest neighbours for the local store: an HNSW graph (hnswlib) beside the matrix.
+
+    DIR/hnsw-<gen>.bin   the graph over the matrix of generation <gen>; labels are passage ids
+
+The graph is derived like the matrix: built by a writer after it commits (``refresh_derived``),
+written under a temporary name and moved into place whole, tagged with the generation it
+describes, so a reader never uses a graph of another corpus. A writer that finds the previous
+generation's graph updates it (new passages added, removed ones marked deleted) instead of
+building from nothing; past ``REBUILD_DELETED`` deleted entries it builds afresh.
+
+Search fetches ``[store] ann_candidates`` neighbours from the graph and the caller re-scores
+them exactly against the matrix, so scores are the exact cosines of the passages returned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from lastword.errors import ConfigError
+from lastword.store.files import TMP_PREFIX
+
+GRAPH_PATTERN = re.compile(r"^hnsw-(\d+)\.bin$")
+#: rebuild the graph from nothing once this share of its entries are deleted passages
+REBUILD_DELETED = 0.2
+
+
+def _hnswlib():
+    try:
+        import hnswlib
+    except ImportError:  # pragma: no cover - hnswlib is a core dependency
+        raise ConfigError(
+            "approximate search needs hnswlib: pip install hnswlib "
+            "(or raise [store] ann_min_passages above the corpus size)"
+        ) from None
+    return hnswlib
+
+
+def graph_path(directory: Path, generation: int) -> Path:
+    return directory / f"hnsw-{generation}.bin"
+
+
+def previous_graph(directory: Path, generation: int) -> tuple[int, Path] | None:
+    """The newest graph of an older generation still on disk, if any."""
+    found = []
+    for path in directory.iterdir():
+        match = GRAPH_PATTERN.match(path.name)
+        if match and int(match.group(1)) < generation:
+            found.append((int(match.group(1)), path))
+    return max(found) if found else None
+
+
+def build_graph(
+    matrix: np.ndarray,
+    ids: np.ndarray,
+    *,
+    m: int,
+    ef_construction: int,
+    previous: tuple[Path, np.ndarray] | None = None,
+):
+    """A graph over ``matrix`` labelled by ``ids``; updated from ``previous`` when it is close."""
+    hnswlib = _hnswlib()
+    dim = matrix.shape[1]
+    if previous is not None:
+        path, old_ids = previous
+        graph = hnswlib.Index(space="ip", dim=dim)
+        try:
+            graph.load_index(str(path), max_elements=max(len(ids), 1))
+        except RuntimeError:
+            graph = None
+        if graph is not None:
+            removed = np.setdiff1d(old_ids, ids, assume_unique=True)
+            added_rows = np.nonzero(~np.isin(ids, old_ids, assume_unique=True))[0]
+            total_after = graph.get_current_count() + len(added_rows)
+            deleted_after = total_after - len(ids)  # every entry that is not a live passage
+            if deleted_after <= REBUILD_DELETED * max(total_after, 1):
+                for label in removed:
+                    with contextlib.suppress(RuntimeError):
+                        graph.mark_deleted(int(label))
+                if len(added_rows):
+                    graph.resize_index(total_after)
+                    graph.add_items(np.asarray(matrix[added_rows]), ids[added_rows])
+                return graph
+    graph = hnswlib.Index(space="ip", dim=dim)
+    graph.init_index(max_elements=max(len(ids), 1), M=m, ef_construction=ef_construction)
+    step = 100_000
+    for start in range(0, len(ids), step):
+        graph.add_items(np.asarray(matrix[start : start + step]), ids[start : start + step])
+    return graph
+
+
+def save_graph(graph, path: Path) -> None:
+    """Write the graph to ``path`` whole or not at all."""
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
+    try:
+        graph.save_index(str(tmp))
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def load_graph(path: Path, dim: int, ef_search: int):
+    """The graph at ``path``, or None when it is missing or unreadable (search exactly then)."""
+    hnswlib = _hnswlib()
+    if not path.is_file():
+        return None
+    graph = hnswlib.Index(space="ip", dim=dim)
+    try:
+        graph.load_index(str(path))
+    except RuntimeError:
+        return None
+    graph.set_ef(ef_search)
+    graph.set_num_threads(1)
+    return graph
+
+
+def search(
+    graph,
+    matrix: np.ndarray,
+    ids: np.ndarray,
+    query: np.ndarray,
+    k: int,
+    *,
+    candidates: int,
+    keep: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Matrix rows and exact scores of the best k among the graph's candidates, best first.
+
+    ``keep(rows)`` filters the candidates (exclusions, kinds); when it leaves fewer than k the
+    true answer may lie outside them, and None tells the caller to search exactly instead.
+    """
+    labels = neighbours(graph, query, max(candidates, k))
+    rows = np.searchsorted(ids, labels)
+    valid = rows < len(ids)
+    valid[valid] = ids[rows[valid]] == labels[valid]
+    rows = np.sort(rows[valid])
+    if keep is not None:
+        rows = rows[keep(rows)]
+        if len(rows) < min(k, len(ids)):
+            return None
+    scores = np.asarray(matrix[rows]) @ query
+    order = np.argsort(-scores, kind="stable")[:k]
+    return rows[order], scores[order]
+
+
+def neighbours(graph, query: np.ndarray, n: int) -> np.ndarray:
+    """Passage ids of (about) the ``n`` nearest neighbours of ``query`` in ``graph``."""
+    n = min(n, graph.get_current_count())
+    if n <= 0:
+        return np.empty(0, dtype=np.int64)
+    graph.set_ef(max(graph.ef, n))
+    try:
+        labels, _ = graph.knn_query(query.reshape(1, -1), k=n)
+    except RuntimeError:  # fewer live elements than n (many deleted): ask for fewer
+        labels, _ = graph.knn_query(query.reshape(1, -1), k=max(1, n // 2))
+    return labels[0].astype(np.int64)

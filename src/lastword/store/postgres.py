@@ -1,0 +1,555 @@
+"""The index in PostgreSQL with pgvector: several server processes, one shared store.
+
+    SCHEMA.meta        key/value: format, embedder, generation, fingerprint, lexicon, times
+    SCHEMA.documents   one row per document
+    SCHEMA.passages    one row per passage, with its vector (pgvector, HNSW cosine index)
+    SCHEMA.sources     every path a document was read from (one document, several copies)
+    SCHEMA.bibliography  each document's reference-list entries
+
+The same semantics as ``LocalStore``: a batch of ``put_document``/``remove_document`` becomes
+visible whole at ``commit`` (one transaction, which also bumps the generation and the
+fingerprint) or not at all; one writer at a time (a session advisory lock); readers never block.
+Search asks the HNSW index for the nearest passages (``[store] pg_ef_search``; filters by
+``hnsw.iterative_scan`` on pgvector 0.8+) and returns exact cosine scores of what it found.
+The lexical side is PostgreSQL full-text search: each passage's title and text, cut by the
+same ``lexical_tokens`` as the local FTS5 index, as a generated ``tsvector`` (english stemming)
+with a GIN index, ranked by ``ts_rank_cd``.
+
+Needs ``pip install 'lastword[postgres]'`` (psycopg 3) and a database where the ``vector``
+extension exists or may be created.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import threading
+from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from lastword.embed.protocol import EmbedderInfo
+from lastword.errors import ConfigError, CorpusIndexError, IndexLockedError
+from lastword.result import Passage
+from lastword.settings import StoreSettings
+from lastword.store.lexical import lexical_tokens
+from lastword.store.postgres_extras import PostgresExtras, binary_copy, create_tables
+from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
+from lastword.terms import terms
+
+FORMAT_VERSION = "2"  # as the local store: content-hash ids, kinds, flags, sources, references
+_PASSAGE_COLUMNS = (
+    "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
+    "d.metadata, p.kind, p.flags"
+)
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError(
+            "[store] backend 'postgres' needs psycopg: pip install 'lastword[postgres]'"
+        ) from None
+    return psycopg
+
+
+def safe_dsn(dsn: str) -> str:
+    """The connection string without its password, for messages."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", re.sub(r"password=\S+", "password=***", dsn))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+
+class PostgresStore(PostgresExtras):
+    """PostgreSQL + pgvector. Open with ``open`` (reading) or ``open_for_write``."""
+
+    def __init__(self, dsn: str, settings: StoreSettings, *, writer: bool, connection: Any) -> None:
+        self.dsn = dsn
+        self.settings = settings
+        self.schema = settings.schema_name
+        self.location = f"{safe_dsn(dsn)} (schema {self.schema})"
+        self._writer = writer
+        self._main = connection  # a writer's one connection (autocommit off)
+        # A reader lends each call an idle connection (one per concurrent call, kept open).
+        self._idle: list[Any] = [] if writer else [connection]
+        self._connections: list[Any] = [connection]
+        self._connections_lock = threading.Lock()
+        self._dirty = False
+        self._lexicon: tuple[int, tuple[int, dict[str, int]]] | None = None
+        self._embedder: EmbedderInfo | None = None
+        self._hnsw_iterative = False
+        self._prepare(connection)
+
+    # ----------------------------------------------------------------- opening
+    @staticmethod
+    def _connect(dsn: str, *, autocommit: bool) -> Any:
+        psycopg = _psycopg()
+        try:
+            return psycopg.connect(dsn, autocommit=autocommit, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise CorpusIndexError(f"cannot reach PostgreSQL at {safe_dsn(dsn)}: {exc}") from None
+
+    @classmethod
+    def exists(cls, dsn: str, settings: StoreSettings) -> bool:
+        with cls._connect(dsn, autocommit=True) as conn:
+            row = conn.execute("SELECT to_regclass(%s)", (f"{settings.schema_name}.meta",))
+            return row.fetchone()[0] is not None
+
+    @classmethod
+    def open(cls, dsn: str, settings: StoreSettings | None = None) -> PostgresStore:
+        """Open an existing index for reading."""
+        settings = settings or StoreSettings()
+        if not cls.exists(dsn, settings):
+            raise CorpusIndexError(
+                f"no index in {safe_dsn(dsn)} (schema {settings.schema_name}): build one with "
+                "'lastword ingest PATH' ([store] backend = \"postgres\"), or "
+                "'lastword store copy --from DIR --to DSN'"
+            )
+        store = cls(dsn, settings, writer=False, connection=cls._connect(dsn, autocommit=True))
+        store._check_format()
+        return store
+
+    @classmethod
+    def open_for_write(
+        cls, dsn: str, embedder: EmbedderInfo, settings: StoreSettings | None = None
+    ) -> PostgresStore:
+        """Open (creating if needed) with the writer's lock held until ``close``."""
+        settings = settings or StoreSettings()
+        conn = cls._connect(dsn, autocommit=False)
+        try:
+            locked = conn.execute(
+                "SELECT pg_try_advisory_lock(hashtext(%s))", (f"lastword:{settings.schema_name}",)
+            ).fetchone()[0]
+            conn.commit()
+            if not locked:
+                raise IndexLockedError(
+                    f"another process is writing the index in {safe_dsn(dsn)} "
+                    f"(schema {settings.schema_name}); wait for it to finish"
+                )
+            store = cls(dsn, settings, writer=True, connection=conn)
+            table = conn.execute("SELECT to_regclass(%s)", (f"{store.schema}.meta",)).fetchone()
+            if table[0] is None:
+                store._initialise(embedder)
+            store._check_format()
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _prepare(self, conn: Any) -> None:
+        """Per connection: the search settings (iterative scans need pgvector 0.8+)."""
+        conn.execute(f"SET hnsw.ef_search = {int(self.settings.pg_ef_search)}")
+        if not conn.autocommit:
+            conn.commit()
+        try:
+            conn.execute("SET hnsw.iterative_scan = relaxed_order")
+            self._hnsw_iterative = True
+        except _psycopg().Error:
+            if not conn.autocommit:
+                conn.rollback()
+        if not conn.autocommit:
+            conn.commit()
+
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[Any]:
+        if self._writer:
+            yield self._main
+            return
+        with self._connections_lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None or conn.closed:
+            conn = self._connect(self.dsn, autocommit=True)
+            self._prepare(conn)
+            with self._connections_lock:
+                self._connections.append(conn)
+        try:
+            yield conn
+        finally:
+            with self._connections_lock:
+                if not conn.closed and conn in self._connections:
+                    self._idle.append(conn)
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self._conn() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def _t(self, name: str) -> str:
+        return f"{self.schema}.{name}"
+
+    def _initialise(self, embedder: EmbedderInfo) -> None:
+        conn, s = self._main, self.schema
+        psycopg = _psycopg()
+        try:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.Error as exc:
+            conn.rollback()
+            raise CorpusIndexError(
+                f"the vector extension is not available in {safe_dsn(self.dsn)}: {exc}"
+                " (install pgvector, or ask the database owner to CREATE EXTENSION vector)"
+            ) from None
+        create_tables(conn, s, embedder.dim)
+        self.create_vector_index()
+        now = _now()
+        for key, value in {
+            "format_version": FORMAT_VERSION,
+            "embedder_name": embedder.name,
+            "embedder_model": embedder.model,
+            "embedder_dim": str(embedder.dim),
+            "generation": "0",
+            "fingerprint": "",
+            "created_at": now,
+            "updated_at": now,
+        }.items():
+            self._set_meta(key, value)
+        conn.commit()
+
+    def create_vector_index(self) -> None:
+        """The HNSW cosine index over the passages (created with the tables)."""
+        self._main.execute(
+            f"CREATE INDEX IF NOT EXISTS passages_embedding ON {self._t('passages')} "
+            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {int(self.settings.pg_m)}, "
+            f"ef_construction = {int(self.settings.pg_ef_construction)})"
+        )
+
+    def drop_vector_index(self) -> None:
+        """For a bulk load: drop the HNSW index, load, ``create_vector_index``, commit."""
+        self._require_writer()
+        self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
+        self._dirty = True
+
+    def _check_format(self) -> None:
+        version = self._meta("format_version")
+        if version != FORMAT_VERSION:
+            raise CorpusIndexError(
+                f"{self.location} has index format {version!r}; this lastword reads format "
+                f"{FORMAT_VERSION!r}: rebuild it with 'lastword ingest'"
+            )
+
+    # ----------------------------------------------------------------- meta
+    def _meta(self, key: str) -> str | None:
+        rows = self._fetch(f"SELECT value FROM {self._t('meta')} WHERE key = %s", (key,))
+        return rows[0][0] if rows else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._main.execute(
+            f"INSERT INTO {self._t('meta')} (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    @property
+    def embedder(self) -> EmbedderInfo:
+        if self._embedder is None:
+            self._embedder = EmbedderInfo(
+                name=self._meta("embedder_name") or "",
+                model=self._meta("embedder_model") or "",
+                dim=int(self._meta("embedder_dim") or 0),
+            )
+        return self._embedder
+
+    def info(self) -> IndexInfo:
+        ((documents, passages),) = self._fetch(
+            f"SELECT (SELECT COUNT(*) FROM {self._t('documents')}), "
+            f"(SELECT COUNT(*) FROM {self._t('passages')})"
+        )
+        return IndexInfo(
+            embedder=self.embedder,
+            documents=documents,
+            passages=passages,
+            fingerprint=self._meta("fingerprint") or "",
+            created_at=self._meta("created_at") or "",
+            updated_at=self._meta("updated_at") or "",
+        )
+
+    # ----------------------------------------------------------------- writing
+    def _require_writer(self) -> None:
+        if not self._writer:
+            raise CorpusIndexError("this index was opened read-only")
+
+    def put_document(
+        self,
+        record: DocumentRecord,
+        passages: Sequence[NewPassage],
+        vectors: np.ndarray,
+        references: Sequence[ReferenceEntry] = (),
+    ) -> None:
+        dim = self.embedder.dim
+        if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
+            raise CorpusIndexError(
+                f"vectors of shape {vectors.shape} {vectors.dtype} do not fit "
+                f"{len(passages)} passages of a {dim}-d float32 index"
+            )
+        self._require_writer()
+        conn = self._main
+        self._dirty = True
+        conn.execute(f"DELETE FROM {self._t('documents')} WHERE doc_id = %s", (record.doc_id,))
+        conn.execute(
+            f"INSERT INTO {self._t('documents')} (doc_id, title, source, content_hash, pages, "
+            "added_at, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (
+                record.doc_id,
+                record.title,
+                record.source,
+                record.content_hash,
+                record.pages,
+                record.added_at,
+                json.dumps(record.metadata, ensure_ascii=False, sort_keys=True),
+            ),
+        )
+        if references:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    f"INSERT INTO {self._t('bibliography')} (doc_id, number, text) "
+                    "VALUES (%s, %s, %s)",
+                    [(record.doc_id, e.number, e.text) for e in references],
+                )
+        if not passages:
+            return
+        with conn.cursor().copy(
+            f"COPY {self._t('passages')} (doc_id, position, page, char_start, char_end, text, "
+            "kind, embedding, lexical, flags) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.write(binary_copy(record, passages, vectors))
+
+    def remove_document(self, doc_id: str) -> None:
+        self._require_writer()
+        self._dirty = True
+        self._main.execute(f"DELETE FROM {self._t('documents')} WHERE doc_id = %s", (doc_id,))
+
+    def commit(self) -> None:
+        """Commit the open batch: bump the generation and fingerprint in the same transaction."""
+        if not self._writer:
+            return
+        if not self._dirty:
+            self._main.commit()
+            return
+        conn = self._main
+        digest = hashlib.sha256(self.embedder.describe().encode())
+        rows = conn.execute(
+            f'SELECT doc_id, content_hash FROM {self._t("documents")} ORDER BY doc_id COLLATE "C"'
+        )
+        for doc_id, content_hash in rows:
+            digest.update(f"\0{doc_id}\0{content_hash}".encode())
+        generation = int(self._meta("generation") or 0) + 1
+        self._set_meta("generation", str(generation))
+        self._set_meta("fingerprint", digest.hexdigest()[:16])
+        self._set_meta("updated_at", _now())
+        conn.commit()
+        self._dirty = False
+
+    def rollback(self) -> None:
+        if self._writer:
+            self._main.rollback()
+            self._dirty = False
+
+    def refresh_derived(self) -> None:
+        """Store the committed corpus's lexicon (the vector index is kept by PostgreSQL)."""
+        if not self._writer:
+            return
+        generation = self._generation()
+        if self._meta("lexicon_generation") == str(generation):
+            return
+        total, counts = self._count_terms()
+        self._set_meta("lexicon", json.dumps({"passages": total, "terms": counts}))
+        self._set_meta("lexicon_generation", str(generation))
+        self._main.commit()
+
+    # ----------------------------------------------------------------- reading
+    def _generation(self) -> int:
+        return int(self._meta("generation") or 0)
+
+    def _count_terms(self) -> tuple[int, dict[str, int]]:
+        counts: Counter[str] = Counter()
+        total = 0
+        with self._conn() as conn, conn.cursor() as cursor:
+            for (text,) in cursor.execute(f"SELECT text FROM {self._t('passages')}"):
+                counts.update(terms(text))
+                total += 1
+        return total, dict(counts)
+
+    def lexicon(self) -> tuple[int, dict[str, int]]:
+        generation = self._generation()
+        if self._lexicon is not None and self._lexicon[0] == generation:
+            return self._lexicon[1]
+        if self._meta("lexicon_generation") == str(generation):
+            data = json.loads(self._meta("lexicon") or "{}")
+            value = (int(data["passages"]), data["terms"])
+        else:
+            value = self._count_terms()
+        self._lexicon = (generation, value)
+        return value
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = self.embedder.dim
+        if query.shape[0] != dim:
+            raise CorpusIndexError(
+                f"query vector has {query.shape[0]} dimensions; the index has {dim}"
+            )
+        if k <= 0:
+            return []
+        where, params = [], []
+        if exclude_doc_ids:
+            where.append("NOT (doc_id = ANY(%s))")
+            params.append(list(exclude_doc_ids))
+        if kinds is not None:
+            where.append("kind = ANY(%s)")
+            params.append(list(kinds))
+        text = _vector_text(query)
+        sql = (
+            f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
+            + (f"WHERE {' AND '.join(where)} " if where else "")
+            + "ORDER BY embedding <=> %s::vector LIMIT %s"
+        )
+        rows = self._fetch(sql, (text, *params, text, k))
+        # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
+        rows.sort(key=lambda row: (row[1], row[0]))
+        passages = self.passages_by_id([row[0] for row in rows])
+        return [Hit(passage=passages[pid], score=1.0 - float(distance)) for pid, distance in rows]
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
+        # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
+        tokens = list(dict.fromkeys(lexical_tokens(text)))
+        if not tokens or k <= 0:
+            return []
+        where, params = ["tokens @@ q"], []
+        if exclude_doc_ids:
+            where.append("NOT (doc_id = ANY(%s))")
+            params.append(list(exclude_doc_ids))
+        if kinds is not None:
+            where.append("kind = ANY(%s)")
+            params.append(list(kinds))
+        rows = self._fetch(
+            f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
+            f"to_tsquery('english', %s) q WHERE {' AND '.join(where)} "
+            "ORDER BY rank DESC, id LIMIT %s",
+            (" | ".join(tokens), *params, k),
+        )
+        passages = self.passages_by_id([row[0] for row in rows])
+        return [Hit(passage=passages[pid], score=float(rank)) for pid, rank in rows]
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of each of these passages to a unit-norm query vector."""
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {self._t('passages')} "
+            "WHERE id = ANY(%s)",
+            (_vector_text(query), [int(p) for p in passage_ids]),
+        )
+        return {int(pid): float(score) for pid, score in rows}
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
+        if not passage_ids:
+            return {}
+        rows = self._fetch(
+            f"SELECT {_PASSAGE_COLUMNS} FROM {self._t('passages')} p "
+            f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
+            (list(passage_ids),),
+        )
+        return {
+            row[0]: Passage.model_construct(
+                passage_id=row[0],
+                doc_id=row[1],
+                title=row[2],
+                page=row[3],
+                position=row[4],
+                char_start=row[5],
+                char_end=row[6],
+                text=row[7],
+                metadata=row[8],
+                kind=row[9],
+                flags=tuple(json.loads(row[10])),
+            )
+            for row in rows
+        }
+
+    def document_text(self, doc_id: str) -> str:
+        rows = self._fetch(
+            f"SELECT text FROM {self._t('passages')} WHERE doc_id = %s ORDER BY position",
+            (doc_id,),
+        )
+        return "\n\n".join(row[0] for row in rows)
+
+    def documents(self) -> Iterator[DocumentRecord]:
+        rows = self._fetch(
+            "SELECT d.doc_id, d.title, d.source, d.content_hash, d.pages, d.added_at, "
+            f"d.metadata, (SELECT COUNT(*) FROM {self._t('passages')} p "
+            f"WHERE p.doc_id = d.doc_id) FROM {self._t('documents')} d "
+            'ORDER BY d.title COLLATE "C", d.doc_id COLLATE "C"'
+        )
+        for row in rows:
+            yield DocumentRecord(
+                doc_id=row[0],
+                title=row[1],
+                source=row[2],
+                content_hash=row[3],
+                pages=row[4],
+                passages=row[7],
+                added_at=row[5],
+                metadata=row[6],
+            )
+
+    def export_document(self, doc_id: str) -> tuple[list[NewPassage], np.ndarray]:
+        rows = self._fetch(
+            "SELECT page, position, char_start, char_end, text, kind, embedding::text, flags "
+            f"FROM {self._t('passages')} WHERE doc_id = %s ORDER BY id",
+            (doc_id,),
+        )
+        vectors = np.empty((len(rows), self.embedder.dim), dtype=np.float32)
+        for i, row in enumerate(rows):
+            vectors[i] = np.array(json.loads(row[6]), dtype=np.float32)
+        fields = ("page", "position", "char_start", "char_end", "text", "kind")
+        passages = [
+            NewPassage(**dict(zip(fields, row[:6], strict=True)), flags=tuple(json.loads(row[7])))
+            for row in rows
+        ]
+        return passages, vectors
+
+    def document_hashes(self) -> dict[str, str]:
+        return dict(self._fetch(f"SELECT doc_id, content_hash FROM {self._t('documents')}"))
+
+    def document_sources(self) -> dict[str, str]:
+        return dict(self._fetch(f"SELECT doc_id, source FROM {self._t('documents')}"))
+
+    # ----------------------------------------------------------------- closing
+    def close(self) -> None:
+        with self._connections_lock:
+            connections, self._connections, self._idle = self._connections, [], []
+        for conn in connections:
+            try:
+                if not conn.closed and not conn.autocommit:
+                    conn.rollback()
+            finally:
+                conn.close()  # closing the writer's session releases its advisory lock
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,168 @@
+"""PostgresStore's sources, reference lists and kinds, and its bulk-load encoding.
+
+Split from ``postgres.py`` to keep each module readable; the semantics are the local store's
+(``store/extras.py``): one document may sit at several paths, and replacing a document forgets
+its sources and reference list (foreign keys with ON DELETE CASCADE).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from lastword.store.lexical import lexical_tokens
+from lastword.store.protocol import DocumentRecord, NewPassage, ReferenceEntry
+
+
+def create_tables(conn: Any, schema: str, dim: int) -> None:
+    """The schema and its tables, in the caller's transaction (the vector index aside)."""
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    conn.execute(f"CREATE TABLE {schema}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        f"CREATE TABLE {schema}.documents (doc_id TEXT PRIMARY KEY, title TEXT NOT NULL, "
+        "source TEXT NOT NULL, content_hash TEXT NOT NULL, pages INTEGER, "
+        "added_at TEXT NOT NULL, metadata JSONB NOT NULL)"
+    )
+    conn.execute(
+        f"CREATE TABLE {schema}.passages (id BIGSERIAL PRIMARY KEY, doc_id TEXT NOT NULL "
+        f"REFERENCES {schema}.documents(doc_id) ON DELETE CASCADE, position INTEGER NOT NULL, "
+        "page INTEGER, char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, "
+        f"text TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'body', "
+        f"embedding vector({int(dim)}) NOT NULL, lexical TEXT NOT NULL, "
+        "tokens tsvector GENERATED ALWAYS AS (to_tsvector('english', lexical)) STORED, "
+        "flags TEXT NOT NULL DEFAULT '[]')"
+    )
+    conn.execute(
+        f"CREATE TABLE {schema}.sources (source TEXT PRIMARY KEY, doc_id TEXT NOT NULL "
+        f"REFERENCES {schema}.documents(doc_id) ON DELETE CASCADE, path TEXT NOT NULL, "
+        "seq BIGSERIAL)"
+    )
+    conn.execute(f"CREATE INDEX sources_doc ON {schema}.sources (doc_id)")
+    conn.execute(
+        f"CREATE TABLE {schema}.bibliography (doc_id TEXT NOT NULL REFERENCES "
+        f"{schema}.documents(doc_id) ON DELETE CASCADE, number INTEGER NOT NULL, "
+        "text TEXT NOT NULL, seq BIGSERIAL)"
+    )
+    conn.execute(f"CREATE INDEX bibliography_doc ON {schema}.bibliography (doc_id)")
+    conn.execute(f"CREATE INDEX passages_doc ON {schema}.passages (doc_id)")
+    conn.execute(f"CREATE INDEX passages_tokens ON {schema}.passages USING gin (tokens)")
+
+
+class PostgresExtras:
+    """Mixed into ``PostgresStore``."""
+
+    _main: Any
+    _dirty: bool
+
+    def _t(self, name: str) -> str: ...  # provided by PostgresStore
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]: ...
+
+    def _require_writer(self) -> None: ...
+
+    # ----------------------------------------------------------------- sources, references
+    def add_source(self, doc_id: str, source: str, path: str) -> None:
+        self._require_writer()
+        self._dirty = True
+        self._main.execute(
+            f"INSERT INTO {self._t('sources')} (source, doc_id, path) VALUES (%s, %s, %s) "
+            "ON CONFLICT (source) DO UPDATE SET doc_id = excluded.doc_id, path = excluded.path",
+            (source, doc_id, path),
+        )
+        self._refresh_paths(doc_id)
+
+    def remove_source(self, source: str) -> str | None:
+        rows = self._fetch(f"SELECT doc_id FROM {self._t('sources')} WHERE source = %s", (source,))
+        if not rows:
+            return None
+        self._require_writer()
+        self._dirty = True
+        doc_id = rows[0][0]
+        self._main.execute(f"DELETE FROM {self._t('sources')} WHERE source = %s", (source,))
+        if self.source_paths(doc_id):
+            self._refresh_paths(doc_id)
+            return None
+        return str(doc_id)
+
+    def _refresh_paths(self, doc_id: str) -> None:
+        rows = self.source_paths(doc_id)
+        found = self._fetch(
+            f"SELECT metadata FROM {self._t('documents')} WHERE doc_id = %s", (doc_id,)
+        )
+        if not found or not rows:
+            return
+        metadata = dict(found[0][0])
+        paths = list(dict.fromkeys(path for _, path in rows))
+        metadata["path"], metadata["paths"] = paths[0], paths
+        self._main.execute(
+            f"UPDATE {self._t('documents')} SET metadata = %s, source = %s WHERE doc_id = %s",
+            (json.dumps(metadata, ensure_ascii=False, sort_keys=True), rows[0][0], doc_id),
+        )
+
+    def sources(self) -> dict[str, str]:
+        return dict(self._fetch(f"SELECT source, doc_id FROM {self._t('sources')}"))
+
+    def source_paths(self, doc_id: str) -> list[tuple[str, str]]:
+        rows = self._fetch(
+            f"SELECT source, path FROM {self._t('sources')} WHERE doc_id = %s ORDER BY seq",
+            (doc_id,),
+        )
+        return [(source, path) for source, path in rows]
+
+    def references(self, doc_ids: Collection[str]) -> dict[str, list[ReferenceEntry]]:
+        out: dict[str, list[ReferenceEntry]] = {}
+        if not doc_ids:
+            return out
+        rows = self._fetch(
+            f"SELECT doc_id, number, text FROM {self._t('bibliography')} "
+            "WHERE doc_id = ANY(%s) ORDER BY doc_id, seq",
+            (list(doc_ids),),
+        )
+        for doc_id, number, text in rows:
+            out.setdefault(doc_id, []).append(ReferenceEntry(number=number, text=text))
+        return out
+
+    def kind_counts(self) -> dict[str, int]:
+        rows = self._fetch(
+            f"SELECT kind, COUNT(*) FROM {self._t('passages')} GROUP BY kind ORDER BY kind"
+        )
+        return {kind: count for kind, count in rows}
+
+
+def binary_copy(
+    record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+) -> bytes:
+    """The rows of ``COPY passages (...) FROM STDIN (FORMAT BINARY)`` for one document."""
+    out = [b"PGCOPY\n\xff\r\n\x00", struct.pack("!ii", 0, 0)]
+    doc = record.doc_id.encode()
+    dim = vectors.shape[1]
+    vector_head = struct.pack("!ihh", 4 + 4 * dim, dim, 0)
+    big_endian = vectors.astype(">f4", copy=False)
+
+    def text(value: str) -> bytes:
+        data = value.encode()
+        return struct.pack("!i", len(data)) + data
+
+    def int4(value: int | None) -> bytes:
+        return struct.pack("!i", -1) if value is None else struct.pack("!ii", 4, value)
+
+    for i, p in enumerate(passages):
+        out += [
+            struct.pack("!h", 10),
+            struct.pack("!i", len(doc)) + doc,
+            int4(p.position),
+            int4(p.page),
+            int4(p.char_start),
+            int4(p.char_end),
+            text(p.text),
+            text(p.kind),
+            vector_head + big_endian[i].tobytes(),
+            text(" ".join(lexical_tokens(f"{record.title}\n{p.text}"))),
+            text(json.dumps(list(p.flags), ensure_ascii=False)),
+        ]
+    out.append(struct.pack("!h", -1))
+    return b"".join(out)

@@ -1,0 +1,32 @@
+"""The store contract on every backend: the local directory and PostgreSQL with pgvector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lastword.settings import StoreSettings
+from tests.store.contract import StoreContract, Where
+
+
+class TestLocalStore(StoreContract):
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        return Where(StoreSettings(), tmp_path / "index")
+
+
+class TestLocalStoreApproximate(StoreContract):
+    """The same contract with the HNSW graph on from the first passage."""
+
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        settings = StoreSettings(ann_min_passages=1, ann_candidates=16, ann_ef_search=32)
+        return Where(settings, tmp_path / "index")
+
+
+class TestPostgresStore(StoreContract):
+    @pytest.fixture
+    def where(self, postgres_dsn: str, postgres_schema: str, tmp_path: Path) -> Where:
+        settings = StoreSettings(backend="postgres", dsn=postgres_dsn, schema_name=postgres_schema)
+        return Where(settings, tmp_path / "unused")
