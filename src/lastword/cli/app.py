@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,13 @@ def main() -> None:
     except LastwordError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
         sys.exit(exc.exit_code)
+    except sqlite3.DatabaseError as exc:  # damage met after open (the store names it at open)
+        err_console.print(
+            f"[bold red]error:[/] the index database (index.sqlite) is damaged ({exc}); "
+            "run 'lastword index check --index DIR' to see what to do",
+            soft_wrap=True,
+        )
+        sys.exit(3)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
