@@ -11,7 +11,6 @@ import pytest
 from lastword.errors import CorpusIndexError
 from lastword.store.check import CHECKSUM_KEY, check_index
 from lastword.store.local import LocalStore
-from tests.cli.conftest import cli  # noqa: F401  (the real entry point, in-process)
 from tests.store.test_local_store import INFO, passages, record
 
 
@@ -54,7 +53,7 @@ DAMAGE = {
     "zeroed file": lambda v, i: v.write_bytes(b"\0" * v.stat().st_size),
     "random bytes": lambda v, i: v.write_bytes(np.random.default_rng(3).bytes(v.stat().st_size)),
     "rows zeroed": lambda v, i: rewrite_rows(v, lambda a: a * 0),
-    "rows shuffled": lambda v, i: rewrite_rows(v, lambda a: np.random.default_rng(5).permutation(a)),
+    "rows shuffled": lambda v, i: rewrite_rows(v, np.random.default_rng(5).permutation),
     "one row randomised": lambda v, i: rewrite_rows(
         v, lambda a: np.vstack([a[:7], np.random.default_rng(9).normal(size=(1, 16)), a[8:]])
     ),
