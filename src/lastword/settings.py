@@ -69,6 +69,11 @@ class IngestSettings(Section):
     commit_every: int = Field(
         256, ge=1, description="Passages per committed batch; a crash loses at most one batch."
     )
+    follow_symlinks_outside: bool = Field(
+        False,
+        description="Follow symbolic links inside an ingested folder that lead outside it "
+        "(off: such a link is reported and skipped).",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:

@@ -50,19 +50,55 @@ class ProgressSink:
     def finish(self) -> None: ...
 
 
-def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[IngestError]]:
-    """Expand folders recursively into readable files; name what cannot be used."""
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute without following a link in its last part (its reader is the
+    link's suffix, not the target's)."""
+    return path.parent.resolve() / path.name
+
+
+def _link_problem(link: Path, root: Path, follow_outside: bool) -> IngestError | None:
+    """Why a symbolic link inside a folder is not followed, or None to follow it."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):  # dangling, a loop, or unreadable on the way
+        return IngestError("broken symbolic link (its target cannot be reached)", str(link))
+    if not follow_outside and not target.is_relative_to(root.resolve()):
+        return IngestError(
+            "symbolic link leads outside the ingested folder; not followed "
+            "(set [ingest] follow_symlinks_outside = true to allow it)",
+            str(link),
+        )
+    if not target.is_file():
+        return IngestError("symbolic link does not lead to a file", str(link))
+    return None
+
+
+def find_files(
+    paths: Sequence[Path], follow_symlinks_outside: bool = False
+) -> tuple[list[Path], list[IngestError]]:
+    """Expand folders recursively into readable files; name what cannot be used.
+
+    Inside a folder a symbolic link is followed only to a file inside that folder (unless
+    ``follow_symlinks_outside``); a broken link is one error and the rest goes on.
+    """
     files: list[Path] = []
     problems: list[IngestError] = []
     for path in paths:
         if path.is_dir():
             for child in sorted(path.rglob("*")):
                 hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
-                if child.is_file() and not hidden and reader_for(child):
-                    files.append(child.resolve())
+                if hidden or not reader_for(child):
+                    continue
+                if child.is_symlink():
+                    problem = _link_problem(child, path, follow_symlinks_outside)
+                    if problem is not None:
+                        problems.append(problem)
+                        continue
+                if child.is_file():
+                    files.append(_absolute(child))
         elif path.is_file():
             if reader_for(path):
-                files.append(path.resolve())
+                files.append(_absolute(path))
             else:
                 problems.append(
                     IngestError(
@@ -91,7 +127,9 @@ def _read_all(
             report.skipped.append(doc_id)
             continue
         reader = reader_for(path)
-        assert reader is not None
+        if reader is None:
+            report.failed.append(IngestError("unsupported file type", str(path)))
+            continue
         try:
             for outcome in reader(path, data):
                 if isinstance(outcome, IngestError):
@@ -147,7 +185,7 @@ def ingest_paths(
     started = time.perf_counter()
     progress = progress or ProgressSink()
     report = IngestReport()
-    files, problems = find_files(paths)
+    files, problems = find_files(paths, settings.follow_symlinks_outside)
     report.failed += problems
     if not files and not sync:
         if problems:
