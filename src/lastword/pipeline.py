@@ -28,6 +28,7 @@ from lastword.retrieve import retrieve
 from lastword.settings import Settings, Thresholds
 from lastword.store.local import LocalStore
 from lastword.store.protocol import IndexInfo, Store
+from lastword.text_check import check_text
 from lastword.verify import verify_draft
 
 
@@ -53,7 +54,7 @@ def resolve_embedder(settings: Settings, index: IndexInfo, name: str | None = No
 
 
 def check_question(question: str, limit: int) -> str:
-    cleaned = question.strip()
+    cleaned = check_text(question, "the question").strip()
     if not cleaned:
         raise InputError("the question is empty")
     if len(cleaned) > limit:

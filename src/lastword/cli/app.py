@@ -14,6 +14,7 @@ from rich.console import Console
 from lastword import __version__
 from lastword.errors import LastwordError
 from lastword.settings import Settings, load_settings
+from lastword.text_check import check_text
 
 app = typer.Typer(
     name="lastword",
@@ -75,6 +76,8 @@ def index_dir(index: Path | None) -> Path:
 def main() -> None:
     """Entry point: run the app, turning lastword errors into one message and an exit code."""
     try:
+        for argument in sys.argv[1:]:
+            check_text(argument, "a command-line argument")
         # Without standalone mode click returns the code of a typer.Exit instead of exiting.
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
@@ -82,6 +85,12 @@ def main() -> None:
     except LastwordError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
         sys.exit(exc.exit_code)
+    except UnicodeError as exc:  # stdin or a file that is not UTF-8, met while reading it
+        err_console.print(
+            f"[bold red]error:[/] input is not valid UTF-8 text ({exc.reason}); nothing was done",
+            soft_wrap=True,
+        )
+        sys.exit(2)
     except sqlite3.DatabaseError as exc:  # damage met after open (the store names it at open)
         err_console.print(
             f"[bold red]error:[/] the index database (index.sqlite) is damaged ({exc}); "

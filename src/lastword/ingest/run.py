@@ -22,6 +22,7 @@ from lastword.ingest.readers import READERS, reader_for
 from lastword.settings import IngestSettings
 from lastword.store.local import LocalStore
 from lastword.store.protocol import DocumentRecord, NewPassage
+from lastword.text_check import invalid_unicode_at, shown
 
 
 @dataclass
@@ -48,6 +49,9 @@ class ProgressSink:
     def advance(self, passages: int) -> None: ...
 
     def finish(self) -> None: ...
+
+
+_BAD_NAME = "the file name is not valid UTF-8; rename the file to ingest it"
 
 
 def _absolute(path: Path) -> Path:
@@ -94,7 +98,9 @@ def find_files(
                     if problem is not None:
                         problems.append(problem)
                         continue
-                if child.is_file():
+                if invalid_unicode_at(str(child)) is not None:
+                    problems.append(IngestError(_BAD_NAME, shown(str(child))))
+                elif child.is_file():
                     files.append(_absolute(child))
         elif path.is_file():
             if reader_for(path):
@@ -110,6 +116,14 @@ def find_files(
             problems.append(IngestError("no such file or folder", str(path)))
     unique = list(dict.fromkeys(files))
     return unique, problems
+
+
+_NOT_UNICODE = "the text read from it is not valid Unicode (unpaired surrogates)"
+
+
+def _invalid_unicode(document: SourceDocument) -> bool:
+    texts = [document.title, document.doc_id, *(page.text for page in document.pages)]
+    return any(invalid_unicode_at(text) is not None for text in texts)
 
 
 def _read_all(
@@ -136,6 +150,8 @@ def _read_all(
                     report.failed.append(outcome)
                 elif known.get(outcome.doc_id) == outcome.content_hash:
                     report.skipped.append(outcome.doc_id)
+                elif _invalid_unicode(outcome):
+                    report.failed.append(IngestError(_NOT_UNICODE, outcome.source))
                 else:
                     yield outcome
         except IngestError as exc:
