@@ -256,10 +256,6 @@ class WebSearchSettings(Section):
         20, ge=0, description="Searches one chat may trigger within the window."
     )
     window_s: float = Field(600.0, gt=0, description="Sliding rate-limit window in seconds.")
-    state_dir: Path = Field(
-        Path(".lastword"),
-        description="Holds the encrypted keystore, the master key file and the search log.",
-    )
 
     @field_validator("relevance_floors", mode="after")
     @classmethod
@@ -360,6 +356,27 @@ class ChatSettings(Section):
         return phrases
 
 
+class StateSettings(Section):
+    """Where lastword keeps what is not the corpus: accounts, API keys, the master key, the
+    search log, uploads. One folder, the same whatever folder a command runs from
+    (``lastword settings`` prints it)."""
+
+    location: Literal["user", "index"] = Field(
+        "user",
+        description="user: the user's data folder (platformdirs: ~/.local/share/lastword on "
+        "Linux); index: a .lastword folder beside the [index] path directory.",
+    )
+    dir: Path | None = Field(
+        None, description="This folder instead of the one `location` names (None: location)."
+    )
+    master_key: Literal["file", "keyring"] = Field(
+        "file",
+        description="Where the master key that encrypts API keys lives when LASTWORD_MASTER_KEY "
+        "is not set: file (master.key in the state folder, mode 0600) or keyring (the OS "
+        "keyring; pip install 'lastword[keyring]').",
+    )
+
+
 class WebSettings(Section):
     """The web app served by ``lastword serve``."""
 
@@ -394,6 +411,7 @@ class Settings(BaseSettings):
     websearch: WebSearchSettings = Field(default_factory=WebSearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    state: StateSettings = Field(default_factory=StateSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -40,7 +40,22 @@ class State:
     def settings(self) -> Settings:
         if self._settings is None:
             self._settings = load_settings(self.config)
+            _point_at_old_state(self._settings)
         return self._settings
+
+
+def _point_at_old_state(settings: Settings) -> None:
+    """State used to live in ./.lastword of the working folder: say so when one is left here."""
+    from lastword.statedir import legacy_entries, state_dir
+
+    left = legacy_entries(settings)
+    if left:
+        err_console.print(
+            f"[yellow]note:[/] ./.lastword holds {', '.join(left)}, which lastword no longer "
+            f"reads: state now lives in {state_dir(settings)} ([state] in the settings). "
+            "Move it there with: lastword state migrate",
+            soft_wrap=True,
+        )
 
 
 state = State()
