@@ -1,7 +1,8 @@
 """All settings in one typed object, read from a TOML file and ``LASTWORD_*`` variables.
 
 Precedence, highest first: values passed in code, environment (``LASTWORD_GENERATE__TIMEOUT_S``),
-the TOML file (``--config``, else ``./lastword.toml`` when present), the defaults below.
+the TOML file (``--config``, else ``$LASTWORD_CONFIG``, else ``./lastword.toml`` when present),
+the defaults below.
 Every section forbids unknown keys, so a typo is an error at start-up, not a silent default.
 Settings hold data only: no factories, no gating logic.
 """
@@ -9,7 +10,6 @@ Settings hold data only: no factories, no gating logic.
 from __future__ import annotations
 
 import os
-import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,7 @@ from pydantic_settings import (
 )
 
 from lastword.errors import ConfigError
+from lastword.settings_file import read_document
 
 DEFAULT_CONFIG_NAME = "lastword.toml"
 _config_file: ContextVar[Path | None] = ContextVar("lastword_config_file", default=None)
@@ -440,7 +441,8 @@ class Settings(BaseSettings):
 
 
 def resolve_config_path(path: Path | None) -> Path | None:
-    """The file to read: the one named, else ``./lastword.toml`` if it exists, else none."""
+    """The file to read: the one named, else ``$LASTWORD_CONFIG``, else ``./lastword.toml`` if it
+    exists, else none. A file named by the option or the variable must exist."""
     if path is not None:
         if not path.is_file():
             raise ConfigError(f"settings file not found: {path}")
@@ -475,10 +477,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     _check_environment()
     config_path = resolve_config_path(path)
     if config_path is not None:
-        try:
-            tomllib.loads(config_path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{config_path} is not valid TOML: {exc}") from None
+        read_document(config_path, missing_ok=False)  # one clear error for a broken file
     token = _config_file.set(config_path)
     try:
         return Settings(**overrides)

@@ -72,7 +72,9 @@ def _global_options(
     config: Annotated[
         Path | None,
         typer.Option(
-            "--config", "-c", help="Settings file (TOML). Default: ./lastword.toml if present."
+            "--config",
+            "-c",
+            help="Settings file (TOML). Default: $LASTWORD_CONFIG, else ./lastword.toml if there.",
         ),
     ] = None,
     version: Annotated[

@@ -9,14 +9,13 @@ and are left out; items without the chosen score are left out and counted.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from lastword.atomic import replacing
+from lastword import settings_file
 from lastword.errors import ConfigError, InputError
 from lastword.evaluate import metrics
 from lastword.evaluate.metrics import Curve, Interval
@@ -273,28 +272,18 @@ def write_thresholds(
 
     TOML comments are not kept (tomllib reads values only). The file is replaced atomically.
     """
-    import tomli_w
-
     try:
         Thresholds(strong=strong, weak=weak, evidence=evidence, model=model)
     except ValueError as exc:
         raise ConfigError(f"chosen thresholds are not valid: {exc}") from None
-    document: dict[str, Any] = {}
-    if config_path.exists():
-        try:
-            document = tomllib.loads(config_path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{config_path} is not valid TOML: {exc}") from None
-    gate = document.setdefault("gate", {})
-    if not isinstance(gate, dict):
-        raise ConfigError(f"{config_path}: 'gate' is not a table")
-    table = gate.setdefault("thresholds", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{config_path}: 'gate.thresholds' is not a table")
     entry: dict[str, Any] = {"strong": round(strong, 6), "weak": round(weak, 6)}
     if model:
         # Thresholds on a combined gate score mean nothing without the model that made it.
         entry["model"] = model
-    table[embedder] = entry | {"evidence": evidence}
-    with replacing(config_path) as handle:
-        handle.write(tomli_w.dumps(document))
+
+    def change(document: dict[str, Any]) -> None:
+        settings_file.table(document, "gate", "thresholds")[embedder] = entry | {
+            "evidence": evidence
+        }
+
+    settings_file.patch(config_path, change)
