@@ -20,8 +20,8 @@ from rich.table import Table
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
 from lastword.cli.render import render_retrieval
-from lastword.embed import make_embedder
-from lastword.ingest import IngestReport, check_embedder_choice, ingest_paths
+from lastword.embed.for_index import embedder_for_index
+from lastword.ingest import IngestReport, index_embedder, ingest_paths
 from lastword.pipeline import Pipeline
 from lastword.store.local import LocalStore
 
@@ -114,8 +114,7 @@ def ingest(
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
     settings = state.settings
     target = index_dir(index)
-    check_embedder_choice(target, embedder or settings.embed.embedder)
-    chosen = make_embedder(settings.embed, embedder)
+    chosen = embedder_for_index(settings.embed, index_embedder(target), embedder, target)
     console.print(f"index [bold]{target}[/] with {chosen.info.describe()}")
     report = ingest_paths(
         paths, target, chosen, settings.ingest, sync=sync, progress=_RichProgress()

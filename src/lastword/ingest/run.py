@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lastword.embed.protocol import Embedder
-from lastword.errors import IndexMismatchError, IngestError, InputError
+from lastword.embed.for_index import check_matches
+from lastword.embed.protocol import Embedder, EmbedderInfo
+from lastword.errors import IngestError, InputError
 from lastword.ingest.chunk import split_passages
 from lastword.ingest.document import SourceDocument, content_hash
 from lastword.ingest.readers import READERS, reader_for
@@ -173,18 +174,12 @@ def _batches(
         yield batch
 
 
-def check_embedder_choice(index_dir: Path, name: str) -> None:
-    """Fail before building an embedder (which may need a key or a probe) for the wrong index."""
+def index_embedder(index_dir: Path) -> EmbedderInfo | None:
+    """The embedder recorded by the index at ``index_dir``; None when there is no index yet."""
     if not LocalStore.exists(index_dir):
-        return
+        return None
     with LocalStore.open(index_dir) as store:
-        built_with = store.embedder
-    if built_with.name != name:
-        raise IndexMismatchError(
-            f"the index at {index_dir} was built with {built_with.describe()}; "
-            f"refusing to add '{name}' vectors to it. "
-            "Use --embedder with the index's embedder, or a new --index directory."
-        )
+        return store.embedder
 
 
 def ingest_paths(
@@ -210,12 +205,7 @@ def ingest_paths(
 
     store = LocalStore.open_for_write(index_dir, embedder.info)
     try:
-        if store.embedder != embedder.info:
-            raise IndexMismatchError(
-                f"the index at {index_dir} was built with {store.embedder.describe()}; "
-                f"refusing to add {embedder.info.describe()} vectors to it. "
-                "Use --embedder with the index's embedder, or a new --index directory."
-            )
+        check_matches(store.embedder, embedder.info, index_dir)
         known = store.document_hashes()
         documents = []
         for document in _read_all(files, known, report):
