@@ -16,7 +16,7 @@ def test_a_patch_the_model_refuses_writes_nothing(tmp_path: Path):
     path = tmp_path / "lastword.toml"
     path.write_text("[retrieve]\nk = 5\n", encoding="utf-8")
     before = path.read_bytes()
-    with pytest.raises(ConfigError, match="retrieve.k"):
+    with pytest.raises(ConfigError, match=r"retrieve\.k"):
         patch(path, lambda d: table(d, "retrieve").update(k=0))
     assert path.read_bytes() == before
     validated = patch(path, lambda d: table(d, "scope").update(out_of_scope=["crypto"]))
