@@ -28,6 +28,7 @@ from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.calibrate import SHIPPED_COLUMN, calibrate, labelled_scores
 from lastword.evaluate.datasets.pubmedqa import build_pubmedqa
 from lastword.evaluate.evalset import load_evalset
+from lastword.evaluate.records import Results
 from lastword.ingest import ingest_paths
 from lastword.settings import load_settings
 
@@ -35,8 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
-def print_calibration(document: dict, column: str) -> None:
-    pos, neg, missing = labelled_scores(document["items"], column)
+def print_calibration(document: Results, column: str) -> None:
+    pos, neg, missing = labelled_scores(document.items, column)
     if not pos or not neg:
         print(f"\n[{column}] not recorded in these results ({missing} items without it)")
         return
@@ -63,16 +64,14 @@ def print_calibration(document: dict, column: str) -> None:
         )
 
 
-def print_outcomes(document: dict) -> None:
-    items = document["items"]
-    scenarios = [i for i in items if i["kind"] == "scenario"]
-    traps = [i for i in items if i["kind"] == "trap"]
-    answered = sum(i["result"]["status"] == "answered" for i in scenarios)
-    false_accepts = sum(i["result"]["status"] == "answered" for i in traps)
-    phantoms = sum(len(i["result"]["phantoms"]) for i in items)
+def print_outcomes(document: Results) -> None:
+    items, scenarios, traps = document.items, document.scenarios, document.traps
+    answered = sum(i.result.status == "answered" for i in scenarios)
+    false_accepts = sum(i.result.status == "answered" for i in traps)
+    phantoms = sum(len(i.result.phantoms) for i in items)
     fired: dict[str, int] = {}
     for item in items:
-        key = f"{item['kind']}:{item['fired'] or item['result']['status']}"
+        key = f"{item.kind}:{item.fired or item.result.status}"
         fired[key] = fired.get(key, 0) + 1
     run = document["run"]
     print("\n[outcomes of the full pipeline at the shipped thresholds]")
@@ -128,11 +127,11 @@ def main() -> int:
         document = run_items(load_settings(), index, evalset, out)
         wall = time.perf_counter() - started
 
-        run = document["run"]
+        run = document.run
         print(f"PubMedQA PQA-L {args.split} half with corpus ablation: {len(evalset.items)} items")
         print(
-            f"embedder {run['embedder']['model']}; generator {run['generator']}; "
-            f"{run['index']['passages']} passages; wall {wall:.0f}s"
+            f"embedder {run.embedder.model}; generator {run.generator}; "
+            f"{run.index.passages} passages; wall {wall:.0f}s"
         )
         print_outcomes(document)
         for column in (SHIPPED_COLUMN, "top_score", "gate.margin", "gate.coverage", "gate.maxsim"):

@@ -25,14 +25,12 @@ claims are run again under it, end to end, to show the product does what the ari
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from eval_runs import console, run_items
 from lastword.embed.minilm import MiniLMEmbedder
@@ -46,6 +44,7 @@ from lastword.evaluate.calibrate import (
 from lastword.evaluate.datasets.scifact import build_scifact
 from lastword.evaluate.datasets.titles import build_title_set
 from lastword.evaluate.evalset import load_evalset
+from lastword.evaluate.records import Results, parse_results
 from lastword.evaluate.refit import refit_gate_model
 from lastword.ingest import ingest_paths
 from lastword.settings import GateModel, load_settings
@@ -55,37 +54,35 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
-def rates(document: dict[str, Any], weak: float, model: GateModel | None = None) -> tuple[str, str]:
+def rates(document: Results, weak: float, model: GateModel | None = None) -> tuple[str, str]:
     """(false-accept rate, answerable kept) on the labelled items at ``weak``."""
     scorer = partial(model_score, model) if model else None
-    pos, neg, _ = labelled_scores(document["items"], scorer=scorer)
+    pos, neg, _ = labelled_scores(document.items, scorer=scorer)
     far = metrics.wilson_interval(metrics.accepted_count(neg, weak), len(neg))
     kept = metrics.wilson_interval(metrics.accepted_count(pos, weak), len(pos))
     return far.describe(percent=True), kept.describe(percent=True)
 
 
-def cosine_only(document: dict[str, Any]) -> dict[str, Any]:
+def cosine_only(document: Results) -> Results:
     """A copy as an embedder without token vectors would have recorded it: no maxsim, and the
     gate score is the top cosine."""
-    copy = json.loads(json.dumps(document))
+    copy = document.to_json()
     for item in copy["items"]:
-        gate = (item.get("result") or {}).get("gate")
+        gate = item["result"].get("gate")
         if gate:
             gate.update(maxsim=None, score=gate["top_score"])
-    return copy
+    return parse_results(copy)
 
 
 def row(name: str, weak: float, far_kept: tuple[str, str]) -> None:
     print(f"{name:34} {weak:>8.4f}  {far_kept[0]:>22}  {far_kept[1]:>22}")
 
 
-def outcomes(document: dict[str, Any]) -> str:
-    items = document["items"]
-    scenarios = [i for i in items if i["kind"] == "scenario"]
-    traps = [i for i in items if i["kind"] == "trap"]
-    answered = sum(i["result"]["status"] == "answered" for i in scenarios)
-    false_accepts = sum(i["result"]["status"] == "answered" for i in traps)
-    phantoms = sum(len(i["result"]["phantoms"]) for i in items)
+def outcomes(document: Results) -> str:
+    items, scenarios, traps = document.items, document.scenarios, document.traps
+    answered = sum(i.result.status == "answered" for i in scenarios)
+    false_accepts = sum(i.result.status == "answered" for i in traps)
+    phantoms = sum(len(i.result.phantoms) for i in items)
     return (
         f"traps answered {false_accepts}/{len(traps)} ({false_accepts / len(traps):.1%}), "
         f"claims answered {answered}/{len(scenarios)} ({answered / len(scenarios):.1%}), "
@@ -128,7 +125,7 @@ def main() -> int:
             f"document ({2 * used} items); labelled: {len(labelled['items'])} claims items"
         )
         print(f"labelled run at the shipped thresholds: {outcomes(labelled)}")
-        model = refit_gate_model(titles["items"])
+        model = refit_gate_model(titles.items)
         print(f"model refitted on the titles: {model.model_dump()}")
         title_auc = calibrate(titles).auc
         refit_auc = calibrate(titles, refit=model).auc
@@ -143,7 +140,7 @@ def main() -> int:
         header = (
             f"{'threshold chosen by':34} {'weak':>8}  {'FAR on claims':>22}  {'claims kept':>22}"
         )
-        shipped_weak = labelled["run"]["thresholds"]["weak"]
+        shipped_weak = labelled.run.thresholds.weak
         print(f"\n{header}")
         row("shipped (PubMedQA dev, 2%)", shipped_weak, rates(labelled, shipped_weak))
         for target in (0.02, 0.05):
@@ -161,7 +158,7 @@ def main() -> int:
         # An embedder without token vectors (the API ones) records no maxsim and ships a
         # cosine-only gate: the same runs, seen that way.
         titles_cos, labelled_cos = cosine_only(titles), cosine_only(labelled)
-        model_cos = refit_gate_model(titles_cos["items"])
+        model_cos = refit_gate_model(titles_cos.items)
         shipped_auc, refit_cos_auc = (
             calibrate(labelled_cos).auc,
             calibrate(labelled_cos, refit=model_cos).auc,

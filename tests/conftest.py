@@ -16,6 +16,12 @@ def datasets_path() -> Path:
     return Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
+@pytest.fixture(autouse=True)
+def _user_data_elsewhere(tmp_path_factory: pytest.TempPathFactory, monkeypatch):
+    """No test reads or writes the real user's data folder (the default state folder)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+
+
 @pytest.fixture(scope="session")
 def datasets_dir() -> Path:
     path = datasets_path()

@@ -13,9 +13,9 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-from lastword.embed import Embedder, make_embedder
+from lastword.embed import Embedder
+from lastword.embed.for_index import embedder_for_index
 from lastword.errors import (
-    IndexMismatchError,
     InputError,
     ProviderError,
     ProviderRefused,
@@ -29,32 +29,17 @@ from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
 from lastword.store.protocol import IndexInfo, Store
+from lastword.text_check import check_text
 from lastword.verify import verify_draft
 
 
 def resolve_embedder(settings: Settings, index: IndexInfo, name: str | None = None) -> Embedder:
-    """The embedder that built the index. An explicit different choice is an error, not a mix."""
-    explicit = name or (
-        settings.embed.embedder if "embedder" in settings.embed.model_fields_set else None
-    )
-    if explicit is not None and explicit != index.embedder.name:
-        raise IndexMismatchError(
-            f"the index was built with {index.embedder.describe()}, but the embedder "
-            f"'{explicit}' was asked for; vectors of two models cannot be compared. "
-            f"Use --embedder {index.embedder.name} or rebuild the index."
-        )
-    embedder = make_embedder(settings.embed, index.embedder.name)
-    if embedder.info.model != index.embedder.model:
-        raise IndexMismatchError(
-            f"the index was built with {index.embedder.describe()}; the configured "
-            f"{index.embedder.name} model is {embedder.info.model}. Rebuild the index or "
-            "configure the same model."
-        )
-    return embedder
+    """The embedder that built the index (one rule for every command: ``embed/for_index.py``)."""
+    return embedder_for_index(settings.embed, index.embedder, name, "this path")
 
 
 def check_question(question: str, limit: int) -> str:
-    cleaned = question.strip()
+    cleaned = check_text(question, "the question").strip()
     if not cleaned:
         raise InputError("the question is empty")
     if len(cleaned) > limit:

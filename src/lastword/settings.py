@@ -1,7 +1,8 @@
 """All settings in one typed object, read from a TOML file and ``LASTWORD_*`` variables.
 
 Precedence, highest first: values passed in code, environment (``LASTWORD_GENERATE__TIMEOUT_S``),
-the TOML file (``--config``, else ``./lastword.toml`` when present), the defaults below.
+the TOML file (``--config``, else ``$LASTWORD_CONFIG``, else ``./lastword.toml`` when present),
+the defaults below.
 Every section forbids unknown keys, so a typo is an error at start-up, not a silent default.
 Settings hold data only: no factories, no gating logic.
 """
@@ -9,7 +10,6 @@ Settings hold data only: no factories, no gating logic.
 from __future__ import annotations
 
 import os
-import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,7 @@ from pydantic_settings import (
 )
 
 from lastword.errors import ConfigError
+from lastword.settings_file import read_document
 
 DEFAULT_CONFIG_NAME = "lastword.toml"
 _config_file: ContextVar[Path | None] = ContextVar("lastword_config_file", default=None)
@@ -111,6 +112,11 @@ class IngestSettings(Section):
     max_words: int = Field(300, ge=1, description="No passage is longer than this.")
     commit_every: int = Field(
         256, ge=1, description="Passages per committed batch; a crash loses at most one batch."
+    )
+    follow_symlinks_outside: bool = Field(
+        False,
+        description="Follow symbolic links inside an ingested folder that lead outside it "
+        "(off: such a link is reported and skipped).",
     )
 
     @model_validator(mode="after")
@@ -382,10 +388,6 @@ class WebSearchSettings(Section):
         20, ge=0, description="Searches one chat may trigger within the window."
     )
     window_s: float = Field(600.0, gt=0, description="Sliding rate-limit window in seconds.")
-    state_dir: Path = Field(
-        Path(".lastword"),
-        description="Holds the encrypted keystore, the master key file and the search log.",
-    )
 
     @field_validator("relevance_floors", mode="after")
     @classmethod
@@ -486,6 +488,27 @@ class ChatSettings(Section):
         return phrases
 
 
+class StateSettings(Section):
+    """Where lastword keeps what is not the corpus: accounts, API keys, the master key, the
+    search log, uploads. One folder, the same whatever folder a command runs from
+    (``lastword settings`` prints it)."""
+
+    location: Literal["user", "index"] = Field(
+        "user",
+        description="user: the user's data folder (platformdirs: ~/.local/share/lastword on "
+        "Linux); index: a .lastword folder beside the [index] path directory.",
+    )
+    dir: Path | None = Field(
+        None, description="This folder instead of the one `location` names (None: location)."
+    )
+    master_key: Literal["file", "keyring"] = Field(
+        "file",
+        description="Where the master key that encrypts API keys lives when LASTWORD_MASTER_KEY "
+        "is not set: file (master.key in the state folder, mode 0600) or keyring (the OS "
+        "keyring; pip install 'lastword[keyring]').",
+    )
+
+
 class WebSettings(Section):
     """The web app served by ``lastword serve``."""
 
@@ -522,6 +545,7 @@ class Settings(BaseSettings):
     websearch: WebSearchSettings = Field(default_factory=WebSearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    state: StateSettings = Field(default_factory=StateSettings)
 
     @classmethod
     def settings_customise_sources(
@@ -550,7 +574,8 @@ class Settings(BaseSettings):
 
 
 def resolve_config_path(path: Path | None) -> Path | None:
-    """The file to read: the one named, else ``./lastword.toml`` if it exists, else none."""
+    """The file to read: the one named, else ``$LASTWORD_CONFIG``, else ``./lastword.toml`` if it
+    exists, else none. A file named by the option or the variable must exist."""
     if path is not None:
         if not path.is_file():
             raise ConfigError(f"settings file not found: {path}")
@@ -585,10 +610,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     _check_environment()
     config_path = resolve_config_path(path)
     if config_path is not None:
-        try:
-            tomllib.loads(config_path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{config_path} is not valid TOML: {exc}") from None
+        read_document(config_path, missing_ok=False)  # one clear error for a broken file
     token = _config_file.set(config_path)
     try:
         return Settings(**overrides)

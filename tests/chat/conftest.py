@@ -137,11 +137,11 @@ def make_settings(
             websearch={
                 "brave_url": brave.url,
                 "serper_url": serper.url,
-                "state_dir": state_dir,
                 "timeout_s": 2.0,
                 **(websearch or {}),
             },
             chat=chat or {},
+            state={"dir": state_dir},
             generate={"openai_url": openai_server.base_url, "max_retries": 0},
         )
 

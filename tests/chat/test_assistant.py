@@ -16,6 +16,7 @@ from lastword.chat.reply import Message
 from lastword.pipeline import Pipeline
 from lastword.result import Mechanism, Status
 from lastword.settings import ChatSettings
+from lastword.statedir import state_dir
 from lastword.store.local import LocalStore
 from lastword.websearch.ratelimit import SEARCH_LOG_FILE, SearchLog
 from tests.chat.conftest import BRAVE_KEY, CAFFEINE_PAGES, OFF_TOPIC_PAGES, SERPER_KEY
@@ -103,7 +104,7 @@ def test_a_triggered_search_sends_exactly_one_clean_query(open_assistant, brave)
     assert "wikipedia.org [" in reply.source_line or "sleepfoundation.org [" in reply.source_line
     assert reply.warning == ChatSettings().number_warning
     # the outbound log has it, with no key
-    (record,) = SearchLog(assistant.settings.websearch.state_dir / SEARCH_LOG_FILE).records()
+    (record,) = SearchLog(state_dir(assistant.settings) / SEARCH_LOG_FILE).records()
     assert (record.query, record.provider, record.outcome) == (sent, "brave", "ok")
     assert record.result_count == 3
 
@@ -311,7 +312,7 @@ def test_no_key_stored_sends_nothing(open_assistant, brave):
     from lastword.websearch.keys import KeyStore
 
     assistant = open_assistant()
-    KeyStore(assistant.settings.websearch.state_dir).delete("brave")
+    KeyStore.for_settings(assistant.settings).delete("brave")
     reply = say(assistant, ASK_WEB)
     assert reply.outcome == "no_key" and len(brave.searches) == 0
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lastword.embed import make_embedder
-from lastword.embed.openai import PLACEHOLDER_KEY, OpenAIEmbedder
+from lastword.embed.openai import OpenAIEmbedder
 from lastword.errors import (
     InputError,
     MissingExtraError,
@@ -20,6 +20,7 @@ from lastword.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
+from lastword.provider_edge import PLACEHOLDER_KEY
 from lastword.settings import EmbedSettings
 from tests.embed.conftest import OPENAI_KEY
 from tests.servers.base import LocalServer, Reply

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from lastword.evaluate.evalset import EvalItem
+from lastword.evaluate.records import ItemRecord, Results, parse_results
 from lastword.evaluate.runner import item_record
 from lastword.result import (
     AnswerSentence,
@@ -81,38 +82,46 @@ def blocked(question: str, score: float) -> Result:
     )
 
 
-def record(result: Result, kind: str, item_id: str, **fields: Any) -> dict[str, Any]:
+def record(result: Result, kind: str, item_id: str, **fields: Any) -> ItemRecord:
     item = EvalItem(id=item_id, question=result.question, kind=kind, **fields)
     return item_record(item, result, elapsed_ms=12.5)
 
 
-def document(items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "run": {
-            "evalset": {
-                "name": "hand-made",
-                "source": "x.yaml",
-                "sha256": "0" * 64,
-                "items": len(items),
+def document(items: list[ItemRecord]) -> Results:
+    """A typed results document around ``items`` (what ``load_results`` returns)."""
+    return parse_results(
+        {
+            "run": {
+                "evalset": {
+                    "name": "hand-made",
+                    "source": "x.yaml",
+                    "sha256": "0" * 64,
+                    "items": len(items),
+                },
+                "date": "2026-01-02T03:04:05+00:00",
+                "mean_ms_per_item": 12.5,
+                "index": {"fingerprint": "fp123", "documents": 5, "passages": 9, "path": None},
+                "embedder": {"name": "minilm", "model": "all-MiniLM-L6-v2", "dim": 384},
+                "generator": "extractive",
+                "thresholds": {"strong": STRONG, "weak": WEAK, "evidence": None},
+                "ablated": [i.id for i in items if i.exclude_docs],
             },
-            "date": "2026-01-02T03:04:05+00:00",
-            "mean_ms_per_item": 12.5,
-            "index": {"fingerprint": "fp123", "documents": 5, "passages": 9, "path": None},
-            "embedder": {"name": "minilm", "model": "all-MiniLM-L6-v2", "dim": 384},
-            "generator": "extractive",
-            "thresholds": {"strong": STRONG, "weak": WEAK, "evidence": None},
-            "ablated": [i["id"] for i in items if i["exclude_docs"]],
-        },
-        "items": items,
-    }
+            "items": items,
+        }
+    )
 
 
 @pytest.fixture
-def mixed_results() -> dict[str, Any]:
-    return mixed_document()
+def mixed_results() -> Results:
+    return parse_results(mixed_document())
 
 
 def mixed_document() -> dict[str, Any]:
+    """The mixed results as the JSON a results file holds."""
+    return mixed_results_typed().to_json()
+
+
+def mixed_results_typed() -> Results:
     """8 scenarios and 6 traps with known grades and scores."""
     items = [
         record(answered("s1", 0.81, "d1"), "scenario", "s1", expected_docs=("d1",)),

@@ -16,13 +16,13 @@ from .conftest import answered, document, record, refused
 
 
 def test_labels_scores_and_exclusions(mixed_results) -> None:
-    pos, neg, missing = labelled_scores(mixed_results["items"])
+    pos, neg, missing = labelled_scores(mixed_results.items)
     assert sorted(pos) == [0.40, 0.50, 0.55, 0.62, 0.66, 0.70, 0.72, 0.81]
     # gate traps only; the scope-guard trap never reached retrieval, the generator traps are
     # on-topic by design
     assert sorted(neg) == [0.30, 0.42, 0.52]
     assert missing == 0
-    _, all_neg, _ = labelled_scores(mixed_results["items"], negatives="all")
+    _, all_neg, _ = labelled_scores(mixed_results.items, negatives="all")
     assert sorted(all_neg) == [0.30, 0.42, 0.52, 0.65, 0.70]
 
 
@@ -47,8 +47,8 @@ def test_known_figures(mixed_results) -> None:
 
 
 def test_other_score_column(mixed_results) -> None:
-    assert score_of(mixed_results["items"][0], "gate.margin") == pytest.approx(0.1)
-    assert score_of(mixed_results["items"][0], "gate.nothing") is None
+    assert score_of(mixed_results.items[0], "gate.margin") == pytest.approx(0.1)
+    assert score_of(mixed_results.items[0], "gate.nothing") is None
     cal = calibrate(mixed_results, column="gate.margin")
     # the hand-made refused and blocked results carry no margin: s6, s7, s8, t2, t3 are left
     # out and counted

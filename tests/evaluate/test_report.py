@@ -16,7 +16,7 @@ from lastword.errors import InputError
 from lastword.evaluate import metrics
 from lastword.evaluate.report import build_report
 
-from .conftest import mixed_document
+from .conftest import WEAK, mixed_document
 
 
 @pytest.fixture(scope="module")
@@ -184,3 +184,25 @@ def test_renders_in_headless_chromium(built, tmp_path: Path) -> None:
     pixels = matplotlib.image.imread(str(shot))
     assert pixels.shape[0] == 2000 and pixels.shape[1] == 1280
     assert pixels[..., :3].std() > 0.05
+
+
+def test_results_are_typed_records(tmp_path: Path) -> None:
+    """Readers get attributes, not string paths; a renamed or mistyped field is named once."""
+    from lastword.evaluate.records import ItemRecord, Results, load_results
+    from lastword.result import Result
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(mixed_document()))
+    loaded = load_results(good)
+    assert isinstance(loaded, Results) and isinstance(loaded.items[0], ItemRecord)
+    assert isinstance(loaded.items[0].result, Result)
+    assert loaded.run.thresholds.weak == WEAK and loaded.run.embedder.name == "minilm"
+    assert {i.id for i in loaded.traps} | {i.id for i in loaded.scenarios} == {
+        i.id for i in loaded.items
+    }
+    broken = mixed_document()
+    broken["items"][2]["result"]["status"] = "maybe"
+    bad = tmp_path / "typo.json"
+    bad.write_text(json.dumps(broken))
+    with pytest.raises(InputError, match=r"items\.2\.result\.status"):
+        load_results(bad)

@@ -42,7 +42,7 @@ def demo_run(demo_pipeline, tmp_path_factory: pytest.TempPathFactory) -> tuple[d
         demo_pipeline.settings,
         out,
         on_item=lambda done, total, record: seen.append(done),
-    )
+    ).to_json()
     assert seen == list(range(1, len(document["items"]) + 1))
     return document, out
 
@@ -98,7 +98,9 @@ def test_ablation_excludes_the_documents(demo_pipeline, tmp_path: Path) -> None:
         ),
     )  # fmt: skip
     evalset = EvalSet(name="ablation", items=items, sha256="a" * 64)
-    document = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, tmp_path / "r.json")
+    document = run_evalset(
+        demo_pipeline, evalset, demo_pipeline.settings, tmp_path / "r.json"
+    ).to_json()
     scenario, trap = document["items"]
     assert document["run"]["ablated"] == ["t"]
     assert vitamin_doc in {p["doc_id"] for p in scenario["result"]["passages"]}
@@ -121,7 +123,7 @@ def test_resume_reuses_finished_items(demo_pipeline, tmp_path: Path) -> None:
         sha256="b" * 64,
     )
     out = tmp_path / "results.json"
-    first = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, out)
+    first = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, out).to_json()
     # Simulate a crash after item "a": the partial file holds its header and that record,
     # marked so we can tell a reused record from a fresh one, plus a torn last line.
     marked = dict(first["items"][0], elapsed_ms=-1.0)
@@ -136,7 +138,7 @@ def test_resume_reuses_finished_items(demo_pipeline, tmp_path: Path) -> None:
         json.dumps({"partial_of": key}) + "\n" + json.dumps(marked) + "\n" + '{"id": "b", "ki',
         encoding="utf-8",
     )
-    resumed = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, out)
+    resumed = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, out).to_json()
     assert resumed["run"]["resumed_items"] == 1
     assert resumed["items"][0]["elapsed_ms"] == -1.0
     assert resumed["items"][1]["elapsed_ms"] > 0
@@ -147,6 +149,6 @@ def test_resume_reuses_finished_items(demo_pipeline, tmp_path: Path) -> None:
         + json.dumps(marked) + "\n",
         encoding="utf-8",
     )  # fmt: skip
-    fresh = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, out)
+    fresh = run_evalset(demo_pipeline, evalset, demo_pipeline.settings, out).to_json()
     assert fresh["run"]["resumed_items"] == 0
     assert fresh["items"][0]["elapsed_ms"] > 0

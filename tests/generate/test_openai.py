@@ -15,9 +15,10 @@ from lastword.errors import (
     ProviderTimeout,
     ProviderUnavailable,
 )
-from lastword.generate.openai import PLACEHOLDER_KEY, OpenAIGenerator
+from lastword.generate.openai import OpenAIGenerator
 from lastword.generate.protocol import GenerationRequest, Generator
 from lastword.generate.registry import make_generator
+from lastword.provider_edge import PLACEHOLDER_KEY
 from lastword.settings import GenerateSettings
 from tests.generate.conftest import OPENAI_TEST_KEY
 from tests.servers import openai_chat_api as wire

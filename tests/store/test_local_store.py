@@ -104,7 +104,7 @@ def test_missing_or_damaged_index_is_a_clear_error(tmp_path: Path):
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "index.sqlite").write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(CorpusIndexError, match="not a usable index"):
+    with pytest.raises(CorpusIndexError, match="is damaged"):
         LocalStore.open(bad)
 
 

@@ -46,7 +46,7 @@ def build_app(root: Path, demo_index: Path, embedder, **config):
     settings = Settings(scope=ScopeSettings(out_of_scope=DEMO_OUT_OF_SCOPE))
     state_dir = root / "state"
     settings = settings.model_copy(
-        update={"websearch": settings.websearch.model_copy(update={"state_dir": state_dir})}
+        update={"state": settings.state.model_copy(update={"dir": state_dir})}
     )
     web = WebConfig(state_dir=state_dir, settings_path=root / "lastword.toml", **config)
     return create_app(settings, index, web, embedder=embedder), web

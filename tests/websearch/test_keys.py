@@ -77,7 +77,7 @@ def test_bad_input(tmp_path):
 def test_cli_set_from_stdin_status_and_delete_never_show_the_key(tmp_path, monkeypatch):
     app = typer.Typer()
     app.add_typer(keys_app, name="keys")
-    (tmp_path / "lastword.toml").write_text(f'[websearch]\nstate_dir = "{tmp_path / "s"}"\n')
+    (tmp_path / "lastword.toml").write_text(f'[state]\ndir = "{tmp_path / "s"}"\n')
     monkeypatch.chdir(tmp_path)
     state.config, state._settings = None, None
     runner = CliRunner()

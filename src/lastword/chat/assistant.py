@@ -31,6 +31,7 @@ from lastword.pipeline import Pipeline
 from lastword.refusals import VERIFIER_REASONS
 from lastword.result import Mechanism, Refusal, Result, RetrievedPassage, Status
 from lastword.settings import Settings
+from lastword.statedir import state_dir
 from lastword.websearch.budget import Budget
 from lastword.websearch.keys import KeyStore
 from lastword.websearch.protocol import SearchProvider
@@ -58,10 +59,10 @@ class Assistant:
         self.persona = Persona.from_settings(settings.chat)
         web = settings.websearch
         self.search_log = search_log or SearchLog(
-            web.state_dir / SEARCH_LOG_FILE,
+            state_dir(settings) / SEARCH_LOG_FILE,
             Limits(web.member_searches_per_window, web.chat_searches_per_window, web.window_s),
         )
-        self.keys = keys or KeyStore(web.state_dir)
+        self.keys = keys or KeyStore.for_settings(settings)
         self._provider = provider
         self.budget = Budget(web.results_per_search, web.chars_per_result, web.chars_total)
 

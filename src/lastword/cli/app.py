@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from rich.console import Console
 from lastword import __version__
 from lastword.errors import LastwordError
 from lastword.settings import Settings, load_settings
+from lastword.text_check import check_text
 
 app = typer.Typer(
     name="lastword",
@@ -38,7 +40,22 @@ class State:
     def settings(self) -> Settings:
         if self._settings is None:
             self._settings = load_settings(self.config)
+            _point_at_old_state(self._settings)
         return self._settings
+
+
+def _point_at_old_state(settings: Settings) -> None:
+    """State used to live in ./.lastword of the working folder: say so when one is left here."""
+    from lastword.statedir import legacy_entries, state_dir
+
+    left = legacy_entries(settings)
+    if left:
+        err_console.print(
+            f"[yellow]note:[/] ./.lastword holds {', '.join(left)}, which lastword no longer "
+            f"reads: state now lives in {state_dir(settings)} ([state] in the settings). "
+            "Move it there with: lastword state migrate",
+            soft_wrap=True,
+        )
 
 
 state = State()
@@ -55,7 +72,9 @@ def _global_options(
     config: Annotated[
         Path | None,
         typer.Option(
-            "--config", "-c", help="Settings file (TOML). Default: ./lastword.toml if present."
+            "--config",
+            "-c",
+            help="Settings file (TOML). Default: $LASTWORD_CONFIG, else ./lastword.toml if there.",
         ),
     ] = None,
     version: Annotated[
@@ -74,6 +93,8 @@ def index_dir(index: Path | None) -> Path:
 def main() -> None:
     """Entry point: run the app, turning lastword errors into one message and an exit code."""
     try:
+        for argument in sys.argv[1:]:
+            check_text(argument, "a command-line argument")
         # Without standalone mode click returns the code of a typer.Exit instead of exiting.
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:
@@ -81,6 +102,19 @@ def main() -> None:
     except LastwordError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
         sys.exit(exc.exit_code)
+    except UnicodeError as exc:  # stdin or a file that is not UTF-8, met while reading it
+        err_console.print(
+            f"[bold red]error:[/] input is not valid UTF-8 text ({exc.reason}); nothing was done",
+            soft_wrap=True,
+        )
+        sys.exit(2)
+    except sqlite3.DatabaseError as exc:  # damage met after open (the store names it at open)
+        err_console.print(
+            f"[bold red]error:[/] the index database (index.sqlite) is damaged ({exc}); "
+            "run 'lastword index check --index DIR' to see what to do",
+            soft_wrap=True,
+        )
+        sys.exit(3)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:

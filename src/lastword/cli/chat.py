@@ -85,7 +85,7 @@ def chat(
 
 
 def _keystore() -> KeyStore:
-    return KeyStore(state.settings.websearch.state_dir)
+    return KeyStore.for_settings(state.settings)
 
 
 @keys_app.command("set")
@@ -101,15 +101,21 @@ def keys_set(
     else:
         key = sys.stdin.readline()
     when = store.set(provider, key)
-    err_console.print(f"{provider} key stored (encrypted) at {when:%Y-%m-%d %H:%M} UTC.")
+    err_console.print(
+        f"{provider} key stored (encrypted) at {when:%Y-%m-%d %H:%M} UTC in {store.path}; "
+        f"master key: {store.master_key_source}."
+    )
 
 
 @keys_app.command("status")
 def keys_status() -> None:
-    """Which keys are set and when. Never the keys themselves."""
-    for provider, when in _keystore().status().items():
+    """Which keys are set and when, and where the master key lives. Never the keys."""
+    store = _keystore()
+    for provider, when in store.status().items():
         shown = f"set {when:%Y-%m-%d %H:%M} UTC" if when else "not set"
         console.print(f"{provider}: {shown}")
+    console.print(f"keystore: {store.path}", soft_wrap=True)
+    console.print(f"master key: {store.master_key_source}", soft_wrap=True)
 
 
 @keys_app.command("delete")

@@ -20,8 +20,8 @@ from rich.table import Table
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
 from lastword.cli.render import render_retrieval
-from lastword.embed import make_embedder
-from lastword.ingest import IngestReport, check_embedder_choice, ingest_paths
+from lastword.embed.for_index import embedder_for_index
+from lastword.ingest import IngestReport, index_embedder, ingest_paths
 from lastword.pipeline import Pipeline
 from lastword.store.open import describe_location, open_store
 
@@ -114,9 +114,10 @@ def ingest(
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
     settings = state.settings
     target = index_dir(index)
-    check_embedder_choice(target, embedder or settings.embed.embedder, settings.store)
-    chosen = make_embedder(settings.embed, embedder)
     where = describe_location(settings, target)
+    chosen = embedder_for_index(
+        settings.embed, index_embedder(target, settings.store), embedder, where
+    )
     console.print(f"index [bold]{where}[/] with {chosen.info.describe()}")
     report = ingest_paths(
         paths,

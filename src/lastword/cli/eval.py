@@ -10,7 +10,7 @@ import sys
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -26,6 +26,9 @@ from rich.table import Table
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.errors import InputError
 from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
+
+if TYPE_CHECKING:
+    from lastword.evaluate.records import ItemRecord, Results
 
 eval_app = typer.Typer(
     name="eval",
@@ -79,9 +82,9 @@ def run_command(
         with progress:
             task = progress.add_task("eval", total=len(loaded.items), status="")
 
-            def advance(done: int, total: int, record: dict) -> None:
+            def advance(done: int, total: int, record: ItemRecord) -> None:
                 nonlocal failures
-                failures += record.get("passed") is False
+                failures += record.passed is False
                 progress.update(task, completed=done, status=f"{failures} failing")
 
             document = run_evalset(
@@ -180,13 +183,13 @@ def retrieval_command(
         console.print(f"written to [bold]{out}[/]")
 
 
-def _print_run_summary(document: dict, out: Path) -> None:
+def _print_run_summary(document: Results, out: Path) -> None:
     from lastword.evaluate import summary
 
     head = summary.headline(document)
-    run = document["run"]
-    if run.get("resumed_items"):
-        console.print(f"resumed {run['resumed_items']} finished item(s) from an interrupted run")
+    run = document.run
+    if run.resumed_items:
+        console.print(f"resumed {run.resumed_items} finished item(s) from an interrupted run")
     console.print(
         f"traps declined {head.traps_passed}/{head.traps}; scenarios strong "
         f"{head.scenario_grades['strong']}, adequate {head.scenario_grades['adequate']}, weak "
@@ -195,7 +198,7 @@ def _print_run_summary(document: dict, out: Path) -> None:
         soft_wrap=True,
     )
     console.print(
-        f"results written to [bold]{out}[/] ({run['mean_ms_per_item']} ms per item)",
+        f"results written to [bold]{out}[/] ({run.mean_ms_per_item} ms per item)",
         soft_wrap=True,
     )
 
@@ -261,12 +264,12 @@ def calibrate_command(
     """ROC AUC, false-accept rate, zero-false-accept point and a target threshold, with
     intervals; --write stores weak (target) and strong (zero false accepts) thresholds."""
     from lastword.evaluate.calibrate import calibrate, write_thresholds
+    from lastword.evaluate.records import load_results
     from lastword.evaluate.refit import refit_gate_model
     from lastword.evaluate.report import calibration_rows
-    from lastword.evaluate.runner import load_results
 
     document = load_results(results)
-    model = refit_gate_model(document["items"], negatives.value) if refit else None
+    model = refit_gate_model(document.items, negatives.value) if refit else None
     cal = calibrate(
         document, column=score, negatives=negatives.value, target_far=target_far, refit=model
     )
@@ -289,7 +292,7 @@ def calibrate_command(
     if cal.refit is not None:
         stored = cal.refit.model_dump()
     else:
-        run_settings = document["run"].get("settings", {})
+        run_settings = document.run.settings
         run_thresholds = run_settings.get("gate", {}).get("thresholds", {})
         stored = (run_thresholds.get(cal.embedder) or {}).get("model")
     write_thresholds(

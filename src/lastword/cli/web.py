@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from lastword import statedir
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.errors import ConfigError, InputError
 from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
@@ -37,7 +38,9 @@ tokens_app = typer.Typer(
 StateOption = Annotated[
     Path | None,
     typer.Option(
-        "--state-dir", help="Folder of accounts, keys and uploads. Default: [websearch] state_dir."
+        "--state-dir",
+        help="Folder of accounts, keys and uploads. Default: the [state] folder "
+        "(lastword settings shows it).",
     ),
 ]
 
@@ -45,7 +48,7 @@ StateOption = Annotated[
 def _accounts(state_dir: Path | None):
     from lastword.web.accounts import Accounts
 
-    return Accounts(state_dir or state.settings.websearch.state_dir)
+    return Accounts(state_dir or statedir.state_dir(state.settings))
 
 
 def is_loopback(host: str) -> bool:
@@ -165,11 +168,15 @@ def serve(
     from lastword.web import WebConfig, create_app
 
     settings = state.settings
+    if state_dir is not None:  # one folder for everything the server keeps, keys included
+        settings = settings.model_copy(
+            update={"state": settings.state.model_copy(update={"dir": state_dir})}
+        )
     web = settings.web
     host = host or web.host
     port = port or web.port
     max_upload_mb = max_upload_mb or web.max_upload_mb
-    folder = state_dir or settings.websearch.state_dir
+    folder = statedir.state_dir(settings)
     loopback = is_loopback(host)
     if not loopback and not _accounts(folder).has_users():
         raise ConfigError(

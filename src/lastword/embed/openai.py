@@ -7,24 +7,18 @@ needs no key gets a placeholder key, because the SDK refuses to start without on
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lastword import provider_edge
 from lastword.embed.batching import LearnedDimension, checked_texts, embed_in_batches
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import (
     MissingExtraError,
-    ProviderAuthError,
     ProviderError,
-    ProviderRateLimited,
-    ProviderTimeout,
-    ProviderUnavailable,
 )
-from lastword.retry_after import retry_after_seconds
 
 if TYPE_CHECKING:
     from lastword.settings import EmbedSettings
@@ -32,15 +26,11 @@ if TYPE_CHECKING:
 PROVIDER = "openai"
 API_KEY_VARIABLE = "OPENAI_API_KEY"
 DEFAULT_MODEL = "text-embedding-3-small"
-#: Sent as the key to a base_url that needs none (Ollama, vLLM without --api-key).
-PLACEHOLDER_KEY = "no-key-needed"
 #: API limit on inputs per request.
 MAX_INPUTS_PER_REQUEST = 2048
 #: OpenAI's limit on tokens summed over one request.
 MAX_TOKENS_PER_REQUEST = 300_000
 _PROBE_TEXT = "dimension probe"
-# OpenAI echoes a masked key ("sk-proj-****abcd") in 401 messages; even that stays out.
-_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]+")
 
 
 class OpenAIEmbedder:
@@ -67,15 +57,13 @@ class OpenAIEmbedder:
             import openai
         except ImportError as exc:
             raise MissingExtraError("openai", "openai") from exc
-        key = (api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE, "")).strip()
-        if not key:
-            if base_url is None:
-                raise ProviderAuthError(
-                    f"no API key: set the {API_KEY_VARIABLE} environment variable "
-                    "(a local OpenAI-compatible server needs none: set embed.openai_url)",
-                    PROVIDER,
-                )
-            key = PLACEHOLDER_KEY
+        key = provider_edge.api_key(
+            API_KEY_VARIABLE,
+            PROVIDER,
+            given=api_key,
+            keyless_url=base_url,
+            hint=" (a local OpenAI-compatible server needs none: set embed.openai_url)",
+        )
         self._key = key
         self._sdk = openai
         self._client = openai.OpenAI(
@@ -141,35 +129,13 @@ class OpenAIEmbedder:
         return np.asarray([row.embedding for row in rows], dtype=np.float32)
 
     def _wrap(self, exc: Exception) -> ProviderError:
-        sdk = self._sdk
-        if isinstance(exc, sdk.APITimeoutError):
-            return ProviderTimeout(f"no answer within {self._timeout_s:g} s", PROVIDER)
-        if isinstance(exc, sdk.APIConnectionError):
-            where = self._base_url or "the OpenAI API"
-            return ProviderUnavailable(f"cannot reach {where}", PROVIDER)
-        if not isinstance(exc, sdk.APIStatusError):
-            return ProviderError(self._redact(str(exc)), PROVIDER)
-        status = exc.status_code
-        detail = self._detail(exc)
-        if isinstance(exc, sdk.AuthenticationError | sdk.PermissionDeniedError):
-            if self._key == PLACEHOLDER_KEY:
-                message = f"{self._base_url} wants a key: set {API_KEY_VARIABLE}"
-            else:
-                message = f"the key in {API_KEY_VARIABLE} was rejected"
-            return ProviderAuthError(f"{message} (HTTP {status}): {detail}", PROVIDER)
-        if isinstance(exc, sdk.RateLimitError):
-            retry_after = retry_after_seconds(exc.response.headers)
-            return ProviderRateLimited(
-                f"rate limited (HTTP 429): {detail}", PROVIDER, retry_after=retry_after
-            )
-        if status >= 500:
-            return ProviderUnavailable(f"server error (HTTP {status}): {detail}", PROVIDER)
-        return ProviderError(f"request rejected (HTTP {status}): {detail}", PROVIDER)
-
-    def _detail(self, exc: Any) -> str:
-        body = exc.body
-        message = body.get("message") if isinstance(body, dict) else None
-        return self._redact(str(message or exc.message))[:500]
-
-    def _redact(self, text: str) -> str:
-        return _KEY_LIKE.sub("sk-***", text.replace(self._key, "***"))
+        return provider_edge.wrap_sdk_error(
+            self._sdk,
+            exc,
+            provider=PROVIDER,
+            key=self._key,
+            key_variable=API_KEY_VARIABLE,
+            timeout_s=self._timeout_s,
+            where=self._base_url or "the OpenAI API",
+            keyless_url=self._base_url,
+        )

@@ -8,7 +8,6 @@ per call) and this module retries 429, 5xx, timeouts and dropped connections its
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Sequence
@@ -16,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lastword import provider_edge
 from lastword.embed.batching import LearnedDimension, checked_texts, embed_in_batches
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import (
     MissingExtraError,
-    ProviderAuthError,
     ProviderError,
     ProviderRateLimited,
     ProviderTimeout,
@@ -82,11 +81,7 @@ class VoyageEmbedder:
             import voyageai
         except ImportError as exc:
             raise MissingExtraError("voyageai", "voyage") from exc
-        key = (api_key if api_key is not None else os.environ.get(API_KEY_VARIABLE, "")).strip()
-        if not key:
-            raise ProviderAuthError(
-                f"no API key: set the {API_KEY_VARIABLE} environment variable", PROVIDER
-            )
+        key = provider_edge.api_key(API_KEY_VARIABLE, PROVIDER, given=api_key)
         self._key = key
         self._errors = voyageai.error
         self._client = voyageai.Client(
@@ -179,26 +174,32 @@ class VoyageEmbedder:
     def _wrap(self, exc: Exception) -> tuple[ProviderError, float | None]:
         """The lastword error for a ``voyageai`` error, and the Retry-After it carried."""
         errors = self._errors
-        status = getattr(exc, "http_status", None)
-        retry_after = retry_after_seconds(getattr(exc, "headers", None))
-        detail = self._detail(exc)
         if isinstance(exc, errors.Timeout):
             return ProviderTimeout(f"no answer within {self._timeout_s:g} s", PROVIDER), None
+        detail = self._detail(exc)
         if isinstance(exc, errors.APIConnectionError):
             where = self._base_url or "the Voyage API"
             return ProviderUnavailable(f"cannot reach {where}: {detail}", PROVIDER), None
-        if isinstance(exc, errors.AuthenticationError) or status in (401, 403):
-            message = f"the key in {API_KEY_VARIABLE} was rejected (HTTP {status}): {detail}"
-            return ProviderAuthError(message, PROVIDER), None
-        if isinstance(exc, errors.RateLimitError) or status == 429:
-            message = f"rate limited (HTTP 429): {detail}"
-            return ProviderRateLimited(message, PROVIDER, retry_after=retry_after), retry_after
-        if status is not None and status >= 500:
-            return ProviderUnavailable(f"server error (HTTP {status})", PROVIDER), retry_after
-        return ProviderError(f"request rejected (HTTP {status}): {detail}", PROVIDER), None
+        status = getattr(exc, "http_status", None)
+        if status is None:  # the SDK's own classes stand for the status they mean
+            if isinstance(exc, errors.AuthenticationError):
+                status = 401
+            elif isinstance(exc, errors.RateLimitError):
+                status = 429
+            else:
+                return ProviderError(f"request failed: {detail}", PROVIDER), None
+        retry_after = retry_after_seconds(getattr(exc, "headers", None))
+        error = provider_edge.error_for_status(
+            status,
+            detail,
+            provider=PROVIDER,
+            key_variable=API_KEY_VARIABLE,
+            retry_after=retry_after,
+        )
+        return error, retry_after
 
     def _detail(self, exc: Exception) -> str:
         body = getattr(exc, "json_body", None)
         detail = body.get("detail") if isinstance(body, dict) else None
         text = str(detail) if detail else (getattr(exc, "user_message", None) or str(exc))
-        return text.replace(self._key, "***")[:500]
+        return provider_edge.redact(text, self._key)

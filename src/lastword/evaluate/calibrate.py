@@ -9,19 +9,22 @@ and are left out; items without the chosen score are left out and counted.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from lastword.atomic import replacing
+from pydantic import BaseModel
+
+from lastword import settings_file
 from lastword.errors import ConfigError, InputError
 from lastword.evaluate import metrics
 from lastword.evaluate.metrics import Curve, Interval
+from lastword.evaluate.records import ItemRecord, Results
 from lastword.evaluate.summary import gate_score
 from lastword.gate.signals import combined_score
+from lastword.result import Status
 from lastword.settings import GateModel, Thresholds
 
 NegativeChoice = Literal["gate", "all"]
@@ -29,15 +32,14 @@ NegativeChoice = Literal["gate", "all"]
 SHIPPED_COLUMN = "gate.score"
 
 
-def score_of(item: dict[str, Any], column: str) -> float | None:
-    """A dotted path inside the item's result, e.g. ``top_score`` or ``gate.margin``."""
+def score_of(item: ItemRecord, column: str) -> float | None:
+    """A field of the item's result named by a dotted path (the ``--column`` option), e.g.
+    ``top_score`` or ``gate.margin``; None when the result does not record it."""
     if column == SHIPPED_COLUMN:
-        return gate_score(item.get("result") or {})
-    value: Any = item.get("result") or {}
+        return gate_score(item.result)
+    value: Any = item.result
     for part in column.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
+        value = getattr(value, part, None) if isinstance(value, BaseModel) else None
     return float(value) if isinstance(value, int | float) else None
 
 
@@ -45,17 +47,16 @@ def score_of(item: dict[str, Any], column: str) -> float | None:
 SIGNAL_FIELDS = {"top": "top_score", "margin": "margin", "coverage": "coverage", "maxsim": "maxsim"}
 
 
-def recorded_signals(item: dict[str, Any]) -> dict[str, float]:
+def recorded_signals(item: ItemRecord) -> dict[str, float]:
     """The gate signals the run recorded for an item, by the gate model's names."""
-    gate = (item.get("result") or {}).get("gate") or {}
-    return {
-        name: float(gate[field])
-        for name, field in SIGNAL_FIELDS.items()
-        if isinstance(gate.get(field), int | float)
-    }
+    gate = item.result.gate
+    if gate is None:
+        return {}
+    values = {name: getattr(gate, field) for name, field in SIGNAL_FIELDS.items()}
+    return {name: float(value) for name, value in values.items() if value is not None}
 
 
-def model_score(model: GateModel, item: dict[str, Any]) -> float | None:
+def model_score(model: GateModel, item: ItemRecord) -> float | None:
     """The score ``model`` gives the recorded signals; None if one it weighs was not recorded."""
     signals = recorded_signals(item)
     if any(name not in signals for name in model.weighed()):
@@ -64,23 +65,23 @@ def model_score(model: GateModel, item: dict[str, Any]) -> float | None:
 
 
 def labelled_items(
-    items: list[dict[str, Any]], negatives: NegativeChoice = "gate"
-) -> Iterator[tuple[dict[str, Any], bool]]:
+    items: list[ItemRecord], negatives: NegativeChoice = "gate"
+) -> Iterator[tuple[ItemRecord, bool]]:
     """(item, answerable) for every item that says something about the gate's threshold."""
     for item in items:
-        if item.get("fired") == "scope_guard":
+        if item.fired == "scope_guard":
             continue  # refused before retrieval: its score says nothing about the gate
-        if item["kind"] == "scenario":
+        if item.kind == "scenario":
             yield item, True
-        elif negatives == "all" or item.get("assigned") == "retrieval_gate":
+        elif negatives == "all" or item.assigned == "retrieval_gate":
             yield item, False
 
 
 def labelled_scores(
-    items: list[dict[str, Any]],
+    items: list[ItemRecord],
     column: str = SHIPPED_COLUMN,
     negatives: NegativeChoice = "gate",
-    scorer: Callable[[dict[str, Any]], float | None] | None = None,
+    scorer: Callable[[ItemRecord], float | None] | None = None,
 ) -> tuple[list[float], list[float], int]:
     """(positive scores, negative scores, items left out for want of a score).
 
@@ -182,7 +183,7 @@ class Calibration:
 
 
 def calibrate(
-    document: dict[str, Any],
+    document: Results,
     *,
     column: str = SHIPPED_COLUMN,
     negatives: NegativeChoice = "gate",
@@ -191,21 +192,18 @@ def calibrate(
 ) -> Calibration:
     """Figures for ``column``; with ``refit`` (a model fitted on these items, see
     ``evaluate/refit.py``) for the gate score that model gives the recorded signals."""
-    run, items = document["run"], document["items"]
+    run, items = document.run, document.items
     if refit is not None and column != SHIPPED_COLUMN:
         raise InputError(f"a refitted gate model scores {SHIPPED_COLUMN}, not {column}")
-    thresholds = run.get("thresholds") or {}
-    strong, weak = thresholds.get("strong"), thresholds.get("weak")
-    if strong is None or weak is None:
-        raise InputError("the results file records no shipped thresholds (run.thresholds)")
+    strong, weak = run.thresholds.strong, run.thresholds.weak
     scorer = partial(model_score, refit) if refit is not None else None
     pos, neg, missing = labelled_scores(items, column, negatives, scorer)
-    refused = [i for i in items if (i.get("result") or {}).get("status") == "refused"]
-    by_gate = sum(1 for i in refused if i.get("fired") == "retrieval_gate")
+    refused = [i for i in items if i.result.status == Status.REFUSED]
+    by_gate = sum(1 for i in refused if i.fired == "retrieval_gate")
     notes: list[str] = []
     values: dict[str, Any] = {
         "column": column,
-        "embedder": (run.get("embedder") or {}).get("name", "unknown"),
+        "embedder": run.embedder.name,
         "positives": len(pos),
         "negatives": len(neg),
         "missing": missing,
@@ -273,28 +271,18 @@ def write_thresholds(
 
     TOML comments are not kept (tomllib reads values only). The file is replaced atomically.
     """
-    import tomli_w
-
     try:
         Thresholds(strong=strong, weak=weak, evidence=evidence, model=model)
     except ValueError as exc:
         raise ConfigError(f"chosen thresholds are not valid: {exc}") from None
-    document: dict[str, Any] = {}
-    if config_path.exists():
-        try:
-            document = tomllib.loads(config_path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{config_path} is not valid TOML: {exc}") from None
-    gate = document.setdefault("gate", {})
-    if not isinstance(gate, dict):
-        raise ConfigError(f"{config_path}: 'gate' is not a table")
-    table = gate.setdefault("thresholds", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{config_path}: 'gate.thresholds' is not a table")
     entry: dict[str, Any] = {"strong": round(strong, 6), "weak": round(weak, 6)}
     if model:
         # Thresholds on a combined gate score mean nothing without the model that made it.
         entry["model"] = model
-    table[embedder] = entry | {"evidence": evidence}
-    with replacing(config_path) as handle:
-        handle.write(tomli_w.dumps(document))
+
+    def change(document: dict[str, Any]) -> None:
+        settings_file.table(document, "gate", "thresholds")[embedder] = entry | {
+            "evidence": evidence
+        }
+
+    settings_file.patch(config_path, change)

@@ -9,10 +9,9 @@ embedder (which gives it a combined gate it otherwise lacks).
 
 from __future__ import annotations
 
-from typing import Any
-
 from lastword.errors import InputError
 from lastword.evaluate.calibrate import NegativeChoice, labelled_items, recorded_signals
+from lastword.evaluate.records import ItemRecord
 from lastword.gate.fit import fit_gate_model
 from lastword.settings import GATE_FEATURES, GateModel
 
@@ -24,7 +23,7 @@ REFIT_RIDGE = 1.0
 MIN_PER_LABEL = 10
 
 
-def refit_gate_model(items: list[dict[str, Any]], negatives: NegativeChoice = "gate") -> GateModel:
+def refit_gate_model(items: list[ItemRecord], negatives: NegativeChoice = "gate") -> GateModel:
     """A gate model fitted on the recorded signals of the labelled items."""
     rows = [
         (recorded_signals(item), answerable)

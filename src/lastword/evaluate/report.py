@@ -16,7 +16,7 @@ from lastword.errors import MissingExtraError
 from lastword.evaluate import summary
 from lastword.evaluate.calibrate import Calibration, calibrate
 from lastword.evaluate.metrics import Interval
-from lastword.evaluate.runner import load_results
+from lastword.evaluate.records import load_results
 
 HTML_NAME = "index.html"
 MARKDOWN_NAME = "report.md"
@@ -185,12 +185,12 @@ def build_report(results_path: Path, out_dir: Path, *, target_far: float = 0.05)
     out_dir.mkdir(parents=True, exist_ok=True)
     cal = calibrate(document, target_far=target_far)
     images = write_plots(cal, out_dir)
-    run = document["run"]
+    run = document.run
     context = {
         "source_name": results_path.name,
         "source_sha256": hashlib.sha256(results_path.read_bytes()).hexdigest(),
         "run": run,
-        "run_date": run.get("date", "unknown"),
+        "run_date": run.date,
         "built": datetime.now(UTC).isoformat(timespec="seconds"),
         "headline": summary.headline(document),
         "mechanisms": summary.mechanism_rows(document),

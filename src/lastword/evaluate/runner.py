@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from lastword import __version__
 from lastword.atomic import replacing
-from lastword.errors import InputError, LastwordError
+from lastword.errors import LastwordError
 from lastword.evaluate.evalset import EvalItem, EvalSet
 from lastword.evaluate.grading import grade
+from lastword.evaluate.records import ItemRecord, Results, RunRecord
 from lastword.result import Result, Status
 from lastword.settings import Settings
 
 if TYPE_CHECKING:
     from lastword.pipeline import Pipeline
 
-ItemRecord = dict[str, Any]
 ProgressCallback = Callable[[int, int, ItemRecord], None]
 
 
@@ -53,23 +53,25 @@ def _now() -> str:
 
 def item_record(item: EvalItem, result: Result, elapsed_ms: float) -> ItemRecord:
     graded = grade(item, result)
-    return {
-        "id": item.id,
-        "kind": item.kind.value,
-        "assigned": item.assigned.value if item.assigned else None,
-        "fired": graded.fired,
-        "grade": graded.grade.value,
-        "passed": graded.passed,
-        "question": item.question,
-        "note": item.note,
-        "expected_docs": list(item.expected_docs),
-        "exclude_docs": list(item.exclude_docs),
-        "drew_on": list(graded.drew_on),
-        "expected_hit": graded.expected_hit,
-        "bait_found": list(graded.bait_found),
-        "elapsed_ms": round(elapsed_ms, 2),
-        "result": result.model_dump(mode="json"),
-    }
+    return ItemRecord(
+        **{
+            "id": item.id,
+            "kind": item.kind.value,
+            "assigned": item.assigned.value if item.assigned else None,
+            "fired": graded.fired,
+            "grade": graded.grade.value,
+            "passed": graded.passed,
+            "question": item.question,
+            "note": item.note,
+            "expected_docs": list(item.expected_docs),
+            "exclude_docs": list(item.exclude_docs),
+            "drew_on": list(graded.drew_on),
+            "expected_hit": graded.expected_hit,
+            "bait_found": list(graded.bait_found),
+            "elapsed_ms": round(elapsed_ms, 2),
+            "result": result,
+        }
+    )
 
 
 def ask_item(pipeline: Pipeline, item: EvalItem) -> Result:
@@ -106,10 +108,10 @@ def _read_partial(path: Path, key: dict[str, Any]) -> dict[str, ItemRecord]:
             return {}
         for line in handle:
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+                record = ItemRecord.model_validate_json(line)
+            except ValueError:  # a torn last line (pydantic's ValidationError is one)
                 break
-            done[record["id"]] = record
+            done[record.id] = record
     return done
 
 
@@ -128,7 +130,7 @@ def run_evalset(
     index_path: Path | None = None,
     resume: bool = True,
     on_item: ProgressCallback | None = None,
-) -> dict[str, Any]:
+) -> Results:
     """Ask every item, grade it, and write ``out``. Returns the written document."""
     info = pipeline.index_info
     generator = pipeline.generator_name
@@ -149,7 +151,7 @@ def run_evalset(
     with replacing(partial) as handle:
         handle.write(json.dumps({"partial_of": key}) + "\n")
         for record in done.values():
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.write(record.model_dump_json() + "\n")
     records: list[ItemRecord] = []
     with partial.open("a", encoding="utf-8") as handle:
         for position, item in enumerate(evalset.items, start=1):
@@ -158,13 +160,13 @@ def run_evalset(
                 tick = time.perf_counter()
                 result = ask_item(pipeline, item)
                 record = item_record(item, result, (time.perf_counter() - tick) * 1000)
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.write(record.model_dump_json() + "\n")
                 handle.flush()
             records.append(record)
             if on_item is not None:
                 on_item(position, len(evalset.items), record)
     elapsed = time.perf_counter() - clock
-    item_ms = [r["elapsed_ms"] for r in records]
+    item_ms = [r.elapsed_ms for r in records]
     run = {
         "evalset": {
             "name": evalset.name,
@@ -191,25 +193,7 @@ def run_evalset(
         "versions": _versions(),
         "ablated": [item.id for item in evalset.items if item.ablated],
     }
-    document = {"run": run, "items": records}
-    write_json_atomic(document, out)
+    document = Results(run=RunRecord.model_validate(run), items=records)
+    write_json_atomic(document.to_json(), out)
     partial.unlink(missing_ok=True)
     return document
-
-
-def load_results(path: Path) -> dict[str, Any]:
-    """Read a results file written by ``run_evalset``; a wrong shape is one clear error."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"results file not found: {path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a JSON results file: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("run"), dict):
-        raise InputError(f'{path}: expected {{"run": {{...}}, "items": [...]}}')
-    if not isinstance(data.get("items"), list):
-        raise InputError(f"{path}: 'items' must be a list")
-    for number, item in enumerate(data["items"], start=1):
-        if not isinstance(item, dict) or not {"id", "kind", "grade", "result"} <= set(item):
-            raise InputError(f"{path}: item {number} lacks id, kind, grade or result")
-    return data

@@ -1,7 +1,7 @@
 """What a report shows, computed from a results file and nothing else.
 
-Pure functions over the ``{"run", "items"}`` document; the HTML and Markdown renderers only
-format these numbers, so the two pages and the tests agree by construction.
+Pure functions over the typed results (``evaluate/records.py``); the HTML and Markdown renderers
+only format these numbers, so the two pages and the tests agree by construction.
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+
+from lastword.evaluate.records import Results
+from lastword.result import Result
 
 #: columns of the assigned-vs-fired table, in pipeline order; None is "answered"
 MECHANISMS = ("scope_guard", "retrieval_gate", "generator", "verifier", "upstream")
@@ -17,11 +19,9 @@ TRAP_GRADES = ("declined", "sidestepped", "fooled", "phantom", "error")
 SCENARIO_GRADES = ("strong", "adequate", "weak", "blocked", "refused", "phantom", "error")
 
 
-def gate_score(result: dict[str, Any]) -> float | None:
+def gate_score(result: Result) -> float | None:
     """The score the gate read (the combined score where one was used), else the top cosine."""
-    gate = result.get("gate") or {}
-    score = gate.get("score", result.get("top_score"))
-    return float(score) if isinstance(score, int | float) else None
+    return result.gate.score if result.gate is not None else result.top_score
 
 
 @dataclass(frozen=True)
@@ -63,87 +63,83 @@ class QuestionRow:
     passed: bool | None
 
 
-def headline(document: dict[str, Any]) -> Headline:
-    items = document["items"]
-    traps = [i for i in items if i["kind"] == "trap"]
-    scenarios = [i for i in items if i["kind"] == "scenario"]
-    trap_grades = Counter(i["grade"] for i in traps)
-    scenario_grades = Counter(i["grade"] for i in scenarios)
-    phantom_counts = [len(i["result"].get("phantoms") or ()) for i in items]
-    run = document["run"]
+def headline(document: Results) -> Headline:
+    items = document.items
+    traps, scenarios = document.traps, document.scenarios
+    trap_grades = Counter(i.grade for i in traps)
+    scenario_grades = Counter(i.grade for i in scenarios)
+    phantom_counts = [len(i.result.phantoms) for i in items]
+    run = document.run
     return Headline(
         items=len(items),
         traps=len(traps),
-        traps_passed=sum(1 for i in traps if i.get("passed")),
+        traps_passed=sum(1 for i in traps if i.passed),
         trap_grades={g: trap_grades.get(g, 0) for g in TRAP_GRADES},
         scenarios=len(scenarios),
         scenario_grades={g: scenario_grades.get(g, 0) for g in SCENARIO_GRADES},
         phantoms=sum(phantom_counts),
         items_with_phantoms=sum(1 for n in phantom_counts if n),
-        ablated=len(run.get("ablated") or ()),
-        mean_ms=run.get("mean_ms_per_item"),
+        ablated=len(run.ablated),
+        mean_ms=run.mean_ms_per_item,
     )
 
 
-def mechanism_rows(document: dict[str, Any]) -> list[MechanismRow]:
-    items = document["items"]
-    traps = [i for i in items if i["kind"] == "trap"]
+def mechanism_rows(document: Results) -> list[MechanismRow]:
+    items, traps = document.items, document.traps
     rows = []
     for mechanism in MECHANISMS:
         rows.append(
             MechanismRow(
                 mechanism=mechanism,
-                assigned=sum(1 for i in traps if i.get("assigned") == mechanism),
-                fired=sum(1 for i in items if i.get("fired") == mechanism),
-                agreed=sum(1 for i in traps if i.get("assigned") == mechanism == i.get("fired")),
-                on_scenarios=sum(
-                    1 for i in items if i["kind"] == "scenario" and i.get("fired") == mechanism
-                ),
+                assigned=sum(1 for i in traps if i.assigned == mechanism),
+                fired=sum(1 for i in items if i.fired == mechanism),
+                agreed=sum(1 for i in traps if i.assigned == mechanism == i.fired),
+                on_scenarios=sum(1 for i in document.scenarios if i.fired == mechanism),
             )
         )
     return rows
 
 
-def crosstab(document: dict[str, Any]) -> dict[str, dict[str, int]]:
+def crosstab(document: Results) -> dict[str, dict[str, int]]:
     """Rows: the mechanism assigned to traps (and "scenario"); columns: what fired, or
     "answered" when nothing refused."""
     table: dict[str, dict[str, int]] = {}
-    for item in document["items"]:
-        row = "scenario" if item["kind"] == "scenario" else str(item.get("assigned"))
+    for item in document.items:
+        row = "scenario" if item.kind == "scenario" else str(item.assigned)
         # Nothing fired: the item was answered (or failed without a deciding mechanism).
-        column = item.get("fired") or item["result"].get("status", "unknown")
+        column = item.fired or item.result.status.value
         cells = table.setdefault(row, {})
         cells[column] = cells.get(column, 0) + 1
     return table
 
 
-def paper_label(doc_id: str, result: dict[str, Any]) -> str:
+def paper_label(doc_id: str, result: Result) -> str:
     """The document's title as retrieved, else its file name (ids of files are paths)."""
-    for passage in result.get("passages") or ():
-        if passage.get("doc_id") == doc_id and passage.get("title"):
-            return str(passage["title"])
+    for passage in result.passages:
+        if passage.doc_id == doc_id and passage.title:
+            return passage.title
     return PurePath(doc_id).name if "/" in doc_id else doc_id
 
 
-def question_rows(document: dict[str, Any]) -> list[QuestionRow]:
+def question_rows(document: Results) -> list[QuestionRow]:
     rows = []
-    for item in document["items"]:
-        result = item["result"]
+    for item in document.items:
+        result = item.result
         rows.append(
             QuestionRow(
-                id=item["id"],
-                kind=item["kind"],
-                question=item.get("question") or result.get("question", ""),
+                id=item.id,
+                kind=item.kind,
+                question=item.question or result.question,
                 # the scope guard refuses before retrieval: no score to show
-                score=None if item.get("fired") == "scope_guard" else gate_score(result),
-                band=result.get("band"),
-                assigned=item.get("assigned"),
-                fired=item.get("fired"),
-                status=result.get("status", ""),
-                drew_on=tuple(paper_label(d, result) for d in item.get("drew_on") or ()),
-                phantoms=len(result.get("phantoms") or ()),
-                grade=item["grade"],
-                passed=item.get("passed"),
+                score=None if item.fired == "scope_guard" else gate_score(result),
+                band=result.band.value if result.band is not None else None,
+                assigned=item.assigned,
+                fired=item.fired,
+                status=result.status.value,
+                drew_on=tuple(paper_label(d, result) for d in item.drew_on),
+                phantoms=len(result.phantoms),
+                grade=item.grade,
+                passed=item.passed,
             )
         )
     return rows

@@ -223,9 +223,7 @@ def score_candidates(
         words = (
             sum(weights[t] for t in own) + NEIGHBOUR_CREDIT * sum(weights[t] for t in around)
         ) / total
-        score = (
-            W_COSINE * float(similarity[i]) + W_WORDS * words + W_PASSAGE * c.passage_score
-        )
+        score = W_COSINE * float(similarity[i]) + W_WORDS * words + W_PASSAGE * c.passage_score
         if profile.wants_number and not c.has_quantity:
             score -= PENALTY_NO_QUANTITY
         elif profile.wants_number:

@@ -9,16 +9,14 @@ our ``ProviderError``s. Sampling parameters are not sent: API version 2026-10-21
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from lastword import provider_edge
 from lastword.errors import (
     MissingExtraError,
-    ProviderAuthError,
     ProviderError,
     ProviderRefused,
 )
-from lastword.generate.api_errors import wrap_sdk_error
 from lastword.generate.pricing import estimate_cost_usd
 from lastword.generate.prompt import build_prompt, finish_draft
 from lastword.generate.protocol import Draft, GenerationRequest
@@ -46,11 +44,7 @@ class AnthropicGenerator:
             import anthropic
         except ImportError as exc:
             raise MissingExtraError("anthropic", "anthropic") from exc
-        key = api_key or os.environ.get(KEY_VARIABLE)
-        if not key:
-            raise ProviderAuthError(
-                f"no API key: set the environment variable {KEY_VARIABLE}", PROVIDER
-            )
+        key = provider_edge.api_key(KEY_VARIABLE, PROVIDER, given=api_key)
         self._sdk = anthropic
         self._key = key
         self._model = model
@@ -108,7 +102,7 @@ class AnthropicGenerator:
         )
 
     def _wrap(self, exc: Exception) -> ProviderError:
-        return wrap_sdk_error(
+        return provider_edge.wrap_sdk_error(
             self._sdk,
             exc,
             provider=PROVIDER,

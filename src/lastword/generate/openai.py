@@ -8,16 +8,14 @@ retries 429/5xx itself (``generate.max_retries``, honouring ``retry-after``).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from lastword import provider_edge
 from lastword.errors import (
     MissingExtraError,
-    ProviderAuthError,
     ProviderError,
     ProviderRefused,
 )
-from lastword.generate.api_errors import wrap_sdk_error
 from lastword.generate.pricing import estimate_cost_usd
 from lastword.generate.prompt import build_prompt, finish_draft
 from lastword.generate.protocol import Draft, GenerationRequest
@@ -25,8 +23,6 @@ from lastword.result import Usage
 from lastword.settings import GenerateSettings
 
 KEY_VARIABLE = "OPENAI_API_KEY"
-#: sent to a custom base URL when no key is set; local servers ignore it
-PLACEHOLDER_KEY = "no-key-needed"
 PROVIDER = "openai"
 
 
@@ -48,15 +44,13 @@ class OpenAIGenerator:
             import openai
         except ImportError as exc:
             raise MissingExtraError("openai", "openai") from exc
-        key = api_key or os.environ.get(KEY_VARIABLE)
-        if not key:
-            if base_url is None:
-                raise ProviderAuthError(
-                    f"no API key: set the environment variable {KEY_VARIABLE} "
-                    "(or set generate.openai_url to a local OpenAI-compatible server)",
-                    PROVIDER,
-                )
-            key = PLACEHOLDER_KEY
+        key = provider_edge.api_key(
+            KEY_VARIABLE,
+            PROVIDER,
+            given=api_key,
+            keyless_url=base_url,
+            hint=" (or set generate.openai_url to a local OpenAI-compatible server)",
+        )
         self._sdk = openai
         self._key = key
         self._model = model
@@ -129,7 +123,7 @@ class OpenAIGenerator:
         )
 
     def _wrap(self, exc: Exception) -> ProviderError:
-        return wrap_sdk_error(
+        return provider_edge.wrap_sdk_error(
             self._sdk,
             exc,
             provider=PROVIDER,
@@ -137,4 +131,5 @@ class OpenAIGenerator:
             key_variable=KEY_VARIABLE,
             timeout_s=self._timeout_s,
             where=self._base_url or "the OpenAI API",
+            keyless_url=self._base_url,
         )

@@ -3,9 +3,9 @@
 from lastword.ingest.run import (
     IngestReport,
     ProgressSink,
-    check_embedder_choice,
     find_files,
+    index_embedder,
     ingest_paths,
 )
 
-__all__ = ["IngestReport", "ProgressSink", "check_embedder_choice", "find_files", "ingest_paths"]
+__all__ = ["IngestReport", "ProgressSink", "find_files", "index_embedder", "ingest_paths"]

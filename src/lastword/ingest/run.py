@@ -14,15 +14,18 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lastword.embed.protocol import Embedder
-from lastword.errors import IndexMismatchError, IngestError, InputError
+from lastword.embed.for_index import check_matches
+from lastword.embed.protocol import Embedder, EmbedderInfo
+from lastword.errors import IngestError, InputError
 from lastword.ingest.chunk import split_passages
 from lastword.ingest.document import SourceDocument, content_hash
 from lastword.ingest.readers import READERS, reader_for
 from lastword.injection import instruction_sentences
 from lastword.settings import IngestSettings, StoreSettings
-from lastword.store.open import describe_location, open_store, store_exists
+from lastword.store.open import open_store, store_exists
 from lastword.store.protocol import DocumentRecord, NewPassage, ReferenceEntry, Store
+from lastword.text_check import invalid_unicode_at
+from lastword.text_check import shown as printable
 
 
 @dataclass
@@ -51,19 +54,60 @@ class ProgressSink:
     def finish(self) -> None: ...
 
 
-def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[IngestError]]:
-    """Expand folders recursively into readable files; name what cannot be used."""
+_BAD_NAME = "the file name is not valid UTF-8; rename the file to ingest it"
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute without following a link in its last part (its reader is the
+    link's suffix, not the target's)."""
+    return path.parent.resolve() / path.name
+
+
+def _link_problem(link: Path, root: Path, follow_outside: bool) -> IngestError | None:
+    """Why a symbolic link inside a folder is not followed, or None to follow it."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):  # dangling, a loop, or unreadable on the way
+        return IngestError("broken symbolic link (its target cannot be reached)", str(link))
+    if not follow_outside and not target.is_relative_to(root.resolve()):
+        return IngestError(
+            "symbolic link leads outside the ingested folder; not followed "
+            "(set [ingest] follow_symlinks_outside = true to allow it)",
+            str(link),
+        )
+    if not target.is_file():
+        return IngestError("symbolic link does not lead to a file", str(link))
+    return None
+
+
+def find_files(
+    paths: Sequence[Path], follow_symlinks_outside: bool = False
+) -> tuple[list[Path], list[IngestError]]:
+    """Expand folders recursively into readable files; name what cannot be used.
+
+    Inside a folder a symbolic link is followed only to a file inside that folder (unless
+    ``follow_symlinks_outside``); a broken link is one error and the rest goes on.
+    """
     files: list[Path] = []
     problems: list[IngestError] = []
     for path in paths:
         if path.is_dir():
             for child in sorted(path.rglob("*")):
                 hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
-                if child.is_file() and not hidden and reader_for(child):
-                    files.append(child.resolve())
+                if hidden or not reader_for(child):
+                    continue
+                if child.is_symlink():
+                    problem = _link_problem(child, path, follow_symlinks_outside)
+                    if problem is not None:
+                        problems.append(problem)
+                        continue
+                if invalid_unicode_at(str(child)) is not None:
+                    problems.append(IngestError(_BAD_NAME, printable(str(child))))
+                elif child.is_file():
+                    files.append(_absolute(child))
         elif path.is_file():
             if reader_for(path):
-                files.append(path.resolve())
+                files.append(_absolute(path))
             else:
                 problems.append(
                     IngestError(
@@ -75,6 +119,14 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[IngestError]]:
             problems.append(IngestError("no such file or folder", str(path)))
     unique = list(dict.fromkeys(files))
     return unique, problems
+
+
+_NOT_UNICODE = "the text read from it is not valid Unicode (unpaired surrogates)"
+
+
+def _invalid_unicode(document: SourceDocument) -> bool:
+    texts = [document.title, document.doc_id, *(page.text for page in document.pages)]
+    return any(invalid_unicode_at(text) is not None for text in texts)
 
 
 def relative_paths(paths: Sequence[Path], files: Sequence[Path]) -> dict[Path, str]:
@@ -121,13 +173,17 @@ def _read_all(
             report.skipped.append(shown[path])
             continue
         reader = reader_for(path)
-        assert reader is not None
+        if reader is None:
+            report.failed.append(IngestError("unsupported file type", str(path)))
+            continue
         try:
             for outcome in reader(path, data):
                 if isinstance(outcome, IngestError):
                     report.failed.append(outcome)
                 elif known.get(outcome.doc_id) == outcome.content_hash:
                     report.skipped.append(outcome.doc_id)
+                elif _invalid_unicode(outcome):
+                    report.failed.append(IngestError(_NOT_UNICODE, outcome.source))
                 else:
                     paths = {"path": shown[path]} | ({"paths": [shown[path]]} if by_content else {})
                     yield replace(outcome, metadata={**outcome.metadata, **paths})
@@ -164,22 +220,15 @@ def _batches(
         yield batch
 
 
-def check_embedder_choice(
-    index_dir: Path, name: str, store_settings: StoreSettings | None = None
-) -> None:
-    """Fail before building an embedder (which may need a key or a probe) for the wrong index."""
+def index_embedder(
+    index_dir: Path, store_settings: StoreSettings | None = None
+) -> EmbedderInfo | None:
+    """The embedder recorded by the index at ``index_dir``; None when there is no index yet."""
     store_settings = store_settings or StoreSettings()
     if not store_exists(store_settings, index_dir):
-        return
+        return None
     with open_store(store_settings, index_dir) as store:
-        built_with = store.embedder
-    if built_with.name != name:
-        raise IndexMismatchError(
-            f"the index at {describe_location(store_settings, index_dir)} was built with "
-            f"{built_with.describe()}; "
-            f"refusing to add '{name}' vectors to it. "
-            "Use --embedder with the index's embedder, or a new --index directory."
-        )
+        return store.embedder
 
 
 def ingest_paths(
@@ -201,7 +250,7 @@ def ingest_paths(
     started = time.perf_counter()
     progress = progress or ProgressSink()
     report = IngestReport()
-    files, problems = find_files(paths)
+    files, problems = find_files(paths, settings.follow_symlinks_outside)
     report.failed += problems
     if not files and not sync:
         if problems:
@@ -214,12 +263,7 @@ def ingest_paths(
     else:
         store = open_store(store_settings or StoreSettings(), index_dir, write_as=embedder.info)
     try:
-        if store.embedder != embedder.info:
-            raise IndexMismatchError(
-                f"the index at {store.location} was built with {store.embedder.describe()}; "
-                f"refusing to add {embedder.info.describe()} vectors to it. "
-                "Use --embedder with the index's embedder, or a new --index directory."
-            )
+        check_matches(store.embedder, embedder.info, store.location)
         known = store.document_hashes()
         shown = relative_paths(paths, files)
         pending = _Pending()

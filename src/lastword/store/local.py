@@ -35,7 +35,7 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store import ann, lexical
+from lastword.store import ann, check, lexical
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
@@ -128,7 +128,11 @@ class LocalStore(StoreExtras):
                 f"build one with 'lastword ingest PATH --index {directory}'"
             )
         store = cls(directory, cls._connect(directory), lock_fd=None, settings=settings)
-        store._check_format()
+        try:
+            store._check_format()
+        except BaseException:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -171,8 +175,9 @@ class LocalStore(StoreExtras):
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=10000")
             conn.executescript(_SCHEMA + EXTRAS_SCHEMA)
+            conn.execute("SELECT COUNT(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise CorpusIndexError(f"{directory / DB_NAME} is not a usable index: {exc}") from exc
+            raise check.damaged_database(directory / DB_NAME, exc) from exc
         conn.row_factory = sqlite3.Row
         return conn
 
@@ -192,7 +197,10 @@ class LocalStore(StoreExtras):
                 self._set_meta(key, value)
 
     def _check_format(self) -> None:
-        version = self._meta("format_version")
+        try:
+            version = self._meta("format_version")
+        except sqlite3.DatabaseError as exc:
+            raise check.damaged_database(self.directory / DB_NAME, exc) from exc
         if version != FORMAT_VERSION:
             raise CorpusIndexError(
                 f"{self.directory} has index format {version!r}; this lastword reads format "
@@ -346,12 +354,23 @@ class LocalStore(StoreExtras):
             self.directory / f"ids-{generation}.npy",
         )
 
-    def refresh_derived(self) -> None:
-        """Write the matrix (and graph) of the committed generation (writers, after commits)."""
+    @property
+    def generation(self) -> int:
+        """The committed generation the derived files are tagged with."""
+        return self._generation()
+
+    def refresh_derived(self, force: bool = False) -> None:
+        """Write the matrix (and graph) of the committed generation (writers, after commits).
+
+        ``force`` rewrites files that exist (they were found damaged: ``store/check.py``).
+        """
         generation = self._generation()
         vectors_path, ids_path = self._matrix_paths(generation)
-        if not (vectors_path.exists() and ids_path.exists()):
+        if force or not (vectors_path.exists() and ids_path.exists()):
             vectors, ids = self._read_vectors()
+            if self._lock_fd is not None and not self._conn.in_transaction:
+                digest = check.matrix_checksum(vectors, ids)
+                self._set_meta(check.CHECKSUM_KEY, f"{generation}:{digest}")
             write_atomically(self._lexicon_path(generation), self._count_terms())
             for path, array in ((ids_path, ids), (vectors_path, vectors)):
                 write_atomically(path, array)
@@ -401,9 +420,8 @@ class LocalStore(StoreExtras):
         generation = self._generation()
         if self._lexicon is not None and self._lexicon_generation == generation:
             return self._lexicon
-        try:
-            data = json.loads(self._lexicon_path(generation).read_bytes())
-        except (FileNotFoundError, ValueError):
+        data = check.read_lexicon(self._lexicon_path(generation))
+        if data is None:  # missing or damaged: count again
             data = self._count_terms()
             if os.access(self.directory, os.W_OK):
                 with contextlib.suppress(OSError):
@@ -427,24 +445,16 @@ class LocalStore(StoreExtras):
         generation = self._generation()
         if self._matrix is not None and self._matrix_generation == generation:
             return self._matrix, self._ids  # type: ignore[return-value]
-        vectors_path, ids_path = self._matrix_paths(generation)
-        try:
-            matrix = np.load(vectors_path, mmap_mode="r")
-            ids = np.load(ids_path)
-        except (FileNotFoundError, ValueError, OSError):
-            # A writer died after committing but before writing the matrix: rebuild it
-            # (to disk when we may write, else in memory for this process).
-            if self._lock_fd is not None or os.access(self.directory, os.W_OK):
-                try:
-                    self.refresh_matrix()
-                    matrix = np.load(vectors_path, mmap_mode="r")
-                    ids = np.load(ids_path)
-                except OSError:
-                    matrix, ids = self._read_vectors()
-            else:
-                matrix, ids = self._read_vectors()
+        matrix, ids = check.load_matrix(self)  # verified against SQLite, else rebuilt
         self._matrix, self._ids, self._matrix_generation = matrix, ids, generation
         return matrix, ids
+
+    def rebuild_derived(self) -> list[str]:
+        """Rewrite this generation's matrix, ids and lexicon from SQLite; their file names."""
+        generation = self._generation()
+        self.refresh_matrix(force=True)
+        self._lexicon = None
+        return [p.name for p in (*self._matrix_paths(generation), self._lexicon_path(generation))]
 
     # ----------------------------------------------------------------- reading
     def search(

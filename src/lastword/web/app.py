@@ -19,6 +19,7 @@ from fastapi.templating import Jinja2Templates
 from lastword import __version__
 from lastword.embed import Embedder
 from lastword.settings import Settings
+from lastword.statedir import state_dir
 from lastword.web import rendering
 from lastword.web.config import WebConfig
 from lastword.web.errors import error_body, install_error_handlers, render_error
@@ -42,7 +43,11 @@ def create_app(
     config: WebConfig | None = None,
     embedder: Embedder | None = None,
 ) -> FastAPI:
-    config = config or WebConfig(state_dir=settings.websearch.state_dir)
+    config = config or WebConfig(state_dir=state_dir(settings))
+    # one state folder for the server: accounts, uploads, keys and the search log alike
+    settings = settings.model_copy(
+        update={"state": settings.state.model_copy(update={"dir": config.state_dir})}
+    )
     state = ServerState(settings, index_dir, config, embedder)
 
     @contextlib.asynccontextmanager

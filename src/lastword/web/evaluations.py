@@ -82,7 +82,7 @@ def report_dir(state: ServerState, run: RunFile) -> Path:
 
 def headline(run: RunFile) -> dict[str, Any] | None:
     from lastword.evaluate import summary
-    from lastword.evaluate.runner import load_results
+    from lastword.evaluate.records import load_results
 
     try:
         document = load_results(run.path)
@@ -90,9 +90,9 @@ def headline(run: RunFile) -> dict[str, Any] | None:
         return None
     head = summary.headline(document)
     return {
-        "set": document["run"]["evalset"]["name"],
-        "date": document["run"].get("date"),
-        "generator": document["run"].get("generator"),
+        "set": document.run.evalset.name,
+        "date": document.run.date,
+        "generator": document.run.generator,
         "items": head.items,
         "traps": head.traps,
         "traps_passed": head.traps_passed,
@@ -118,7 +118,7 @@ def eval_job(state: ServerState, evalset_path: Path):
         job.total = len(loaded.items)
         job.message = f"asking {len(loaded.items)} questions"
 
-        def on_item(done: int, total: int, record: dict) -> None:
+        def on_item(done: int, total: int, record: object) -> None:
             job.advance(done, total)
 
         run_evalset(

@@ -14,8 +14,9 @@ from lastword.errors import (
     ProviderRateLimited,
     ProviderUnavailable,
 )
+from lastword.provider_edge import redact
 from lastword.websearch.exchange import exchange, read_results
-from lastword.websearch.protocol import SearchResult, scrub
+from lastword.websearch.protocol import SearchResult
 
 SEARCH_PATH = "/res/v1/web/search"
 _AUTH_CODES = {"SUBSCRIPTION_TOKEN_INVALID", "SUBSCRIPTION_NOT_FOUND", "UNAUTHORIZED"}
@@ -66,7 +67,7 @@ class BraveSearchProvider:
         error = body.get("error") if isinstance(body, dict) else None
         code = str(error.get("code") or "") if isinstance(error, dict) else ""
         detail = str(error.get("detail") or "") if isinstance(error, dict) else ""
-        said = scrub(f"{code}: {detail}" if code else f"HTTP {status}", self._key)
+        said = redact(f"{code}: {detail}" if code else f"HTTP {status}", self._key)
         if code in _AUTH_CODES or status in (401, 403):
             return ProviderAuthError(f"the key was rejected ({said})", self.name)
         if code in _LIMIT_CODES or status == 429:

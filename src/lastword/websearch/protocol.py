@@ -35,8 +35,3 @@ class SearchProvider(Protocol):
     def search(self, query: str, count: int) -> tuple[SearchResult, ...]:
         """Send ``query`` once; at most ``count`` results, in the provider's order."""
         ...
-
-
-def scrub(text: str, secret: str) -> str:
-    """``text`` with every occurrence of ``secret`` masked: an API may echo what it was sent."""
-    return text.replace(secret, "***") if secret else text

@@ -14,8 +14,9 @@ from lastword.errors import (
     ProviderRateLimited,
     ProviderUnavailable,
 )
+from lastword.provider_edge import redact
 from lastword.websearch.exchange import exchange, read_results
-from lastword.websearch.protocol import SearchResult, scrub
+from lastword.websearch.protocol import SearchResult
 
 SEARCH_PATH = "/search"
 
@@ -51,7 +52,7 @@ class SerperSearchProvider:
 
     def _error(self, status: int, body: Any, headers: Any = None) -> ProviderError:
         message = str(body.get("message") or "") if isinstance(body, dict) else ""
-        said = scrub(message or f"HTTP {status}", self._key)
+        said = redact(message or f"HTTP {status}", self._key)
         if status in (401, 403):
             return ProviderAuthError(f"the key was rejected or has no credits ({said})", self.name)
         if status == 429:

@@ -16,6 +16,7 @@ from typing import Any
 from lastword.errors import IngestError
 from lastword.ingest.document import PageText, SourceDocument, content_hash
 from lastword.ingest.readers.text import decode_utf8
+from lastword.text_check import invalid_unicode_at
 
 _KEYS = {"id", "title", "text", "pages", "metadata"}
 
@@ -74,6 +75,9 @@ def read_jsonl(path: Path, data: bytes) -> Iterator[SourceDocument | IngestError
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             yield IngestError(f"malformed JSON ({exc.msg} at column {exc.colno})", source, number)
+            continue
+        if invalid_unicode_at(json.dumps(obj, ensure_ascii=False)) is not None:
+            yield IngestError("a string is not valid Unicode (a lone surrogate)", source, number)
             continue
         try:
             document = _record(obj, source, number)

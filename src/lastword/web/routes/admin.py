@@ -33,13 +33,14 @@ def _notice(code: str) -> str | None:
 
 
 def _keys(request: Request) -> KeyStore:
-    return KeyStore(request.app.state.lastword.settings.websearch.state_dir)
+    state = request.app.state.lastword
+    return KeyStore(state.config.state_dir, state.settings.state.master_key)
 
 
 def _render(request: Request, notice: str | None = None, error: str | None = None, status=200):
     state = request.app.state.lastword
     settings = state.settings
-    log_path = settings.websearch.state_dir / SEARCH_LOG_FILE
+    log_path = state.config.state_dir / SEARCH_LOG_FILE
     searches = SearchLog(log_path).records()[-SEARCH_LOG_ROWS:][::-1] if log_path.exists() else []
     embedder = state.embedder_name
     return request.app.state.templates.TemplateResponse(

@@ -1,0 +1,46 @@
+"""Index commands: ``lastword index check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lastword.cli.app import console, err_console, index_dir
+from lastword.store.check import check_index
+
+index_app = typer.Typer(help="Look after an index directory.", no_args_is_help=True)
+
+
+@index_app.command("check")
+def index_check(
+    index: Annotated[
+        Path | None,
+        typer.Option("--index", "-i", help="Index directory. Default: \\[index] path in settings."),
+    ] = None,
+    repair: Annotated[
+        bool,
+        typer.Option("--repair/--no-repair", help="Rebuild damaged derived files from SQLite."),
+    ] = True,
+) -> None:
+    """Check index.sqlite and every derived file (matrix, row ids, lexicon) against it.
+
+    A damaged derived file is rebuilt from SQLite; a damaged index.sqlite is named with what
+    to do. Exit code 0: whole (or repaired); 1: damage left unrepaired; 3: SQLite damaged.
+    """
+    target = index_dir(index)
+    report = check_index(target, repair=repair)
+    console.print(
+        f"{target}: index.sqlite ok ({report.documents} documents, {report.passages} passages, "
+        f"generation {report.generation})"
+    )
+    for problem in report.problems:
+        err_console.print(f"[bold yellow]damaged:[/] {problem}", soft_wrap=True)
+    if report.rebuilt:
+        console.print("rebuilt from index.sqlite: " + ", ".join(report.rebuilt))
+    if not report.problems:
+        console.print("matrix, row ids and lexicon match index.sqlite")
+    if not report.ok:
+        err_console.print("run again without --no-repair to rebuild them")
+        raise typer.Exit(1)

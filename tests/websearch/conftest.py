@@ -1,0 +1,3 @@
+"""The websearch tests borrow the CLI runner for ``lastword keys``."""
+
+from tests.cli.conftest import cli  # noqa: F401
