@@ -223,13 +223,15 @@ def test_the_api_has_one_error_shape_and_an_openapi_description(site):
 def test_a_reader_token_asks_through_the_same_pipeline(site):
     auth = {"Authorization": f"Bearer {site.reader_token}"}
     question = "How much did vitamin D change lumbar spine bone density in older adults?"
-    body = httpx.post(f"{site.base}/api/ask", json={"question": question}, headers=auth).json()
+    body = httpx.post(
+        f"{site.base}/api/ask", json={"question": question}, headers=auth, timeout=120
+    ).json()
     pipeline = site.app.state.lastword.pipeline()
     direct = pipeline.ask(question)
     assert body["status"] == direct.status.value == "answered"
     assert body["answer"] == direct.answer
     assert body["citations"] and body["citations"] == list(direct.citations)
     inspected = httpx.post(
-        f"{site.base}/api/inspect", json={"question": question, "k": 3}, headers=auth
+        f"{site.base}/api/inspect", json={"question": question, "k": 3}, headers=auth, timeout=120
     ).json()
     assert inspected["status"] == "retrieved" and len(inspected["passages"]) == 3
