@@ -110,9 +110,18 @@ def create_app(
         response.headers.setdefault("Referrer-Policy", "same-origin")
         return response
 
-    from lastword.web.routes import admin, api, ask, auth, corpus, evaluation, inspect
+    from lastword.web.routes import (
+        admin,
+        api,
+        ask,
+        auth,
+        corpus,
+        documents,
+        evaluation,
+        inspect,
+    )
 
-    for module in (auth, ask, inspect, corpus, evaluation, admin, api):
+    for module in (auth, ask, inspect, corpus, documents, evaluation, admin, api):
         app.include_router(module.router)
 
     return app

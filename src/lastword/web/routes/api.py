@@ -89,7 +89,11 @@ def api_eval_list(request: Request, _: Reader) -> dict:
     return {
         "evalsets": sorted(evalsets(state)),
         "runs": [
-            {"name": run.name, "report": f"/evaluation/runs/{run.name}/", **(headline(run) or {})}
+            {
+                "name": run.name,
+                "report": f"/evaluation/runs/{run.name}/",
+                **(headline(state, run) or {}),
+            }
             for run in runs(state)
         ],
     }

@@ -15,11 +15,13 @@
     p.setAttribute("role", "alert");
     return p;
   }
-  // Hooks for content that arrives after the page loaded (the Ask fragment).
+  // Hooks for content that arrives after the page loaded (the Ask fragment, refreshed tables).
   function enhance(root) {
     root.querySelectorAll("[data-back]").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); history.back(); }));
+    root.querySelectorAll("form[data-confirm]").forEach((form) => {
+      form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });
+    });
   }
-  enhance(document);
 
   // Ask: fetch only the answer fragment and show progress while the pipeline works.
   document.querySelectorAll("form[data-fragment]").forEach((form) => {
@@ -96,6 +98,20 @@
     return box;
   }
 
+  async function refreshParts(selectors) {
+    const response = await fetch(location.pathname, { headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    selectors.forEach((selector) => {
+      const fresh = doc.querySelector(selector);
+      const here = document.querySelector(selector);
+      if (fresh && here) {
+        here.replaceWith(document.adoptNode(fresh));
+        enhance(document.querySelector(selector));
+      }
+    });
+  }
+
   async function follow(jobId) {
     for (;;) {
       const response = await fetch("/api/jobs/" + encodeURIComponent(jobId), { headers: { Accept: "application/json" } });
@@ -103,8 +119,8 @@
       if (!response.ok) return;
       renderJob(job);
       if (job.state === "done" || job.state === "failed") {
-        if (job.state === "done" && job.kind === "ingest") setTimeout(() => location.reload(), 1200);
-        if (job.state === "done" && job.kind === "eval") setTimeout(() => location.reload(), 1200);
+        // The page's own figures (document count, table, runs) are fetched again in place.
+        if (job.state === "done") refreshParts(job.kind === "ingest" ? ["#corpus-info", "#documents"] : ["#runs"]);
         return;
       }
       await new Promise((r) => setTimeout(r, 500));
@@ -138,7 +154,5 @@
   // Jobs already running when the page loads.
   document.querySelectorAll('[data-job][data-state="running"], [data-job][data-state="queued"]').forEach((box) => follow(box.dataset.job));
 
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });
-  });
+  enhance(document);
 })();

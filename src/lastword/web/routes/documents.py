@@ -1,0 +1,45 @@
+"""A document's file for signed-in readers: the Ask page links each passage to its page.
+
+The URL names a digest of the document's id (``reading.file_key``), never a path; only a file
+the index records as a document's source is served, inline, under its plain file name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, Response
+
+from lastword.store.local import LocalStore
+from lastword.web.errors import WebError
+from lastword.web.reading import SERVED_TYPES, display_name, file_key
+from lastword.web.security import Reader
+
+router = APIRouter(include_in_schema=False)
+
+#: a PDF opens in the browser's viewer; nothing in it may load anything else
+DOCUMENT_POLICY = "default-src 'none'; object-src 'self'; frame-ancestors 'self'"
+
+
+@router.get("/documents/{key}")
+def document_file(request: Request, _: Reader, key: str) -> Response:
+    state = request.app.state.lastword
+    if not state.has_index or not key.isalnum():
+        raise WebError(404, "not_found", "no such document")
+    with LocalStore.open(state.index_dir) as store:
+        sources = store.document_sources()
+    for doc_id, source in sources.items():
+        if file_key(doc_id) == key:
+            path = Path(source)
+            media = SERVED_TYPES.get(path.suffix.lower())
+            if media is None or not path.is_file():
+                raise WebError(404, "not_found", "this document's file is not on the server")
+            return FileResponse(
+                path,
+                media_type=media,
+                filename=display_name(doc_id, source).rsplit("/", 1)[-1],
+                content_disposition_type="inline",
+                headers={"Content-Security-Policy": DOCUMENT_POLICY},
+            )
+    raise WebError(404, "not_found", "no such document")
