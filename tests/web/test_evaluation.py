@@ -58,6 +58,10 @@ def _reader(site) -> dict[str, str]:
     return {"Authorization": f"Bearer {site.reader_token}", "Accept": "text/html"}
 
 
+def _get(site, path: str) -> httpx.Response:
+    return httpx.get(site.base + path, headers=_reader(site), timeout=120)
+
+
 def test_a_cli_run_is_listed_with_honest_trap_counts(site, cli_run):
     document = cli_run["document"]
     grades = {i["id"]: i["grade"] for i in document["items"]}
@@ -67,7 +71,7 @@ def test_a_cli_run_is_listed_with_honest_trap_counts(site, cli_run):
     assert f"traps declined {declined}/2, answered without the bait (sidestepped)" in (
         " ".join(cli_run["output"].split())
     )
-    page = httpx.get(site.base + "/evaluation", headers=_reader(site), timeout=120)
+    page = _get(site, "/evaluation")
     assert page.status_code == 200
     row = re.search(r'<tr data-run="(results-cli-[0-9a-f]{8})" data-origin="cli">(.*?)</tr>',
                     page.text, re.S)  # fmt: skip
@@ -101,7 +105,7 @@ def test_a_run_made_on_another_corpus_is_flagged(site, cli_run, tmp_path):
     other = tmp_path / "elsewhere.json"
     other.write_text(json.dumps(document))
     record_run(site.state_dir, other)
-    page = httpx.get(site.base + "/evaluation", headers=_reader(site), timeout=120).text
+    page = _get(site, "/evaluation").text
     assert "this run was made on another corpus (fingerprint 0123456789abcdef" in page
     name = re.search(r'data-run="(elsewhere-cli-[0-9a-f]{8})"', page).group(1)
     report = httpx.get(
@@ -117,7 +121,7 @@ def test_an_evalset_for_another_corpus_is_flagged(site):
         "name: foreign\nitems:\n  - id: a\n    kind: scenario\n    question: What is it?\n"
         "    expected_docs: [wheat-drought.pdf]\n"
     )
-    page = httpx.get(site.base + "/evaluation", headers=_reader(site), timeout=120).text
+    page = _get(site, "/evaluation").text
     warning = re.search(r'data-evalset-warning="foreign.yaml">(.*?)</p>', page, re.S)
     assert warning and "built for another corpus" in warning.group(1)
     assert "wheat-drought.pdf" in warning.group(1)
