@@ -412,3 +412,16 @@ def test_the_web_app_and_the_auth_routes_import_each_other_no_more():
         if isinstance(node, ast.ImportFrom) and node.module is not None
     }
     assert "lastword.web.app" not in imported
+
+
+def test_an_ipv6_client_counts_as_its_64_for_login_limits():
+    from starlette.requests import Request
+
+    from lastword.web.security import client_address
+
+    def request(host: str) -> Request:
+        return Request({"type": "http", "client": (host, 1234), "headers": []})
+
+    assert client_address(request("2001:db8:1:2::5")) == "2001:db8:1:2::/64"
+    assert client_address(request("2001:db8:1:2:ffff::9")) == "2001:db8:1:2::/64"
+    assert client_address(request("203.0.113.4")) == "203.0.113.4"

@@ -98,9 +98,17 @@ def local_mode(request: Request) -> bool:
 
 
 def client_address(request: Request) -> str:
-    """The client's address: the socket's peer, or what a trusted proxy named
-    (uvicorn's ``forwarded_allow_ips``; an untrusted X-Forwarded-For is ignored)."""
-    return request.client.host if request.client else "unknown"
+    """The client's address for rate limits: the socket's peer, or what a trusted proxy named
+    (uvicorn's ``forwarded_allow_ips``; an untrusted X-Forwarded-For is ignored). An IPv6
+    address counts as its /64, which one subscriber usually holds whole."""
+    host = request.client.host if request.client else "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6 and not address.is_loopback:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return host
 
 
 def secure_cookies(request: Request) -> bool:
