@@ -96,11 +96,10 @@ def _split(text: str) -> list[tuple[str, bool]]:
 
 
 def stored_flags(passage: RetrievedPassage) -> tuple[str, ...] | None:
-    """Flags ingest stored with the passage (``flags`` attribute or metadata), if any."""
-    value = getattr(passage, "flags", None)
-    if value is None:
-        value = passage.metadata.get("flags")
-    if value is None:
+    """Flags ingest stored with the passage (``flags``, or in its metadata); None when it
+    stored none (an index built before flags were kept: the same detector runs live)."""
+    value = getattr(passage, "flags", None) or passage.metadata.get("flags")
+    if not value:
         return None
     return tuple(str(v) for v in value)
 
