@@ -97,7 +97,8 @@ def test_the_ask_page_highlights_links_and_labels(site):
         # Every passage links to its file by key; no server path anywhere on the page.
         links = re.findall(r'href="(/documents/[0-9a-f]{24})"', html)
         assert links
-        assert str(site.index.parent) not in html and "/tmp/" not in html
+        for server_path in _server_paths(site):
+            assert server_path not in html
         served = client.get(links[0])
         assert served.status_code == 200 and served.headers["content-type"].startswith("text/plain")
         assert "inline" in served.headers["content-disposition"]
@@ -106,10 +107,24 @@ def test_the_ask_page_highlights_links_and_labels(site):
         again = _ask(client, "  " + QUESTION.upper() + " ")
         assert 'data-cached="1"' in again and "from the cache" in again
         assert 'data-cached="1"' not in html
+    # The API's answer names no server path either (documents are identified by content).
+    api = httpx.post(
+        site.base + "/api/ask", json={"question": QUESTION}, headers=_bearer(site), timeout=120
+    )
+    assert api.status_code == 200
+    for server_path in _server_paths(site):
+        assert server_path not in api.text
     # Not signed in: no file.
     anonymous = httpx.get(site.base + links[0], headers={"Accept": "application/json"})
     assert anonymous.status_code == 401
     assert httpx.get(site.base + "/documents/" + "0" * 24, headers=_bearer(site)).status_code == 404
+
+
+def _server_paths(site) -> list[str]:
+    """Folders on this server whose names must never reach a reader."""
+    from lastword.demo import demo_corpus_dir
+
+    return [str(demo_corpus_dir()), str(site.index.parent), str(site.state_dir)]
 
 
 def _bearer(site) -> dict[str, str]:

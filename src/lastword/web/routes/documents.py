@@ -28,18 +28,24 @@ def document_file(request: Request, _: Reader, key: str) -> Response:
     if not state.has_index or not key.isalnum():
         raise WebError(404, "not_found", "no such document")
     with LocalStore.open(state.index_dir) as store:
-        sources = store.document_sources()
-    for doc_id, source in sources.items():
-        if file_key(doc_id) == key:
+        documents = {d.doc_id: d for d in store.documents()}
+        # every path a document is known at (one file under two names is one document)
+        paths = getattr(store, "sources", dict)()
+    for doc_id, document in documents.items():
+        if file_key(doc_id) != key:
+            continue
+        candidates = [document.source, *(s for s, d in paths.items() if d == doc_id)]
+        for source in candidates:
             path = Path(source)
             media = SERVED_TYPES.get(path.suffix.lower())
-            if media is None or not path.is_file():
-                raise WebError(404, "not_found", "this document's file is not on the server")
-            return FileResponse(
-                path,
-                media_type=media,
-                filename=display_name(doc_id, source).rsplit("/", 1)[-1],
-                content_disposition_type="inline",
-                headers={"Content-Security-Policy": DOCUMENT_POLICY},
-            )
+            if media is not None and path.is_file():
+                name = display_name(doc_id, source, document.metadata).rsplit("/", 1)[-1]
+                return FileResponse(
+                    path,
+                    media_type=media,
+                    filename=name,
+                    content_disposition_type="inline",
+                    headers={"Content-Security-Policy": DOCUMENT_POLICY},
+                )
+        raise WebError(404, "not_found", "this document's file is not on the server")
     raise WebError(404, "not_found", "no such document")
