@@ -514,12 +514,46 @@ class WebSettings(Section):
 
     host: str = Field("127.0.0.1", description="Interface `lastword serve` binds.")
     port: int = Field(8000, ge=1, le=65535, description="Port `lastword serve` listens on.")
-    max_upload_mb: float = Field(50.0, gt=0, description="Largest upload accepted, in MB.")
+    max_upload_mb: float = Field(
+        50.0,
+        gt=0,
+        description="Largest upload (the two upload routes), in MB; counted while the body is "
+        "read, chunked or not, and only after the sender proved to be an administrator.",
+    )
+    max_request_kb: float = Field(
+        1024.0,
+        gt=0,
+        description="Largest body of any other request (forms, JSON), in KB; counted while read.",
+    )
     session_hours: float = Field(12.0, gt=0, description="How long a login lasts.")
     login_attempts: int = Field(
-        5, ge=1, description="Failed logins per user name within the window before 429."
+        5,
+        ge=1,
+        description="Failed logins for one user name from one address before each further try "
+        "waits (1 s, then doubling).",
     )
-    login_window_s: float = Field(300.0, gt=0, description="Failed-login window, in seconds.")
+    login_attempts_per_account: int = Field(
+        20, ge=1, description="Failed logins for one user name from anywhere before delays."
+    )
+    login_attempts_per_address: int = Field(
+        50, ge=1, description="Failed logins from one client address, any name, before delays."
+    )
+    login_max_delay_s: float = Field(
+        300.0, gt=0, description="Longest wait a run of failed logins can impose, in seconds."
+    )
+    login_window_s: float = Field(
+        900.0, gt=0, description="Failed logins older than this are forgotten, in seconds."
+    )
+    forwarded_allow_ips: list[str] = Field(
+        default_factory=list,
+        description="Reverse proxies trusted to name the client (X-Forwarded-For/-Proto), as "
+        "addresses or networks; empty: the connecting address is the client.",
+    )
+    api_docs: bool = Field(
+        False,
+        description="Serve the Swagger UI at /api/docs (its scripts come from a CDN, allowed "
+        "on that page only); /api/openapi.json is always served.",
+    )
 
 
 class Settings(BaseSettings):

@@ -43,9 +43,11 @@ def expected_figures(doc: dict[str, Any]) -> dict[str, str]:
     kept = sum(s >= weak for s in pos)
     phantoms = sum(len(i["result"]["phantoms"]) for i in items)
     grades = {g: sum(i["grade"] == g for i in scenarios) for g in ("strong", "adequate", "weak")}
-    declined = sum(i["grade"] in ("declined", "sidestepped") for i in traps)
+    declined = sum(i["grade"] == "declined" for i in traps)
+    sidestepped = sum(i["grade"] == "sidestepped" for i in traps)
     return {
         "traps": f"Traps declined: {declined} / {len(traps)}",
+        "sidestepped": f"(sidestepped; not counted as declined): {sidestepped} / {len(traps)}",
         "grades": "{strong} / {adequate} / {weak}".format(**grades) + f" (of {len(scenarios)})",
         "phantoms": f"Phantoms: {phantoms} (in",
         "auc": f"{metrics.roc_auc(pos, neg):.3f} [",
@@ -61,6 +63,7 @@ def test_markdown_numbers_match_the_json(built) -> None:
     figures = expected_figures(doc)
     assert figures == {
         "traps": "Traps declined: 4 / 6",
+        "sidestepped": "(sidestepped; not counted as declined): 0 / 6",
         "grades": "1 / 3 / 0 (of 8)",
         "phantoms": "Phantoms: 1 (in",
         "auc": "0.875 [",
@@ -102,12 +105,54 @@ def test_page_names_its_source_and_date(built) -> None:
 def test_html_escapes_questions(tmp_path: Path) -> None:
     doc = mixed_document()
     doc["items"][0]["question"] = "<script>alert(1)</script> | pipes"
+    doc["run"]["evalset"]["name"] = '<img src=x onerror="alert(2)">'
+    doc["items"][1]["result"]["passages"] = [
+        {"n": 1, "doc_id": "d2", "title": "<b>bold</b>\nsecond line"}
+    ]
     results = tmp_path / "r.json"
     results.write_text(json.dumps(doc))
     files = build_report(results, tmp_path / "out")
     html = files.html.read_text()
     assert "<script>alert" not in html and "&lt;script&gt;" in html
-    assert "\\| pipes" in files.markdown.read_text()
+    assert "<img src=x" not in html
+    # The Markdown twin carries no raw HTML from the eval set or the titles either.
+    markdown = files.markdown.read_text()
+    assert "\\| pipes" in markdown
+    assert "<script>" not in markdown and "&lt;script&gt;alert(1)&lt;/script&gt;" in markdown
+    assert "<img" not in markdown and "&lt;img src=x" in markdown
+    assert "<b>" not in markdown and "&lt;b&gt;bold&lt;/b&gt; second line" in markdown
+
+
+def test_a_sidestepped_trap_is_not_counted_as_declined(tmp_path: Path) -> None:
+    """The demo's "traps declined 8/8" counted 4 answered traps as declined."""
+    doc = mixed_document()
+    trap = next(i for i in doc["items"] if i["id"] == "t4")
+    trap["grade"], trap["passed"] = "sidestepped", True  # answered, without the bait
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(doc))
+    files = build_report(results, tmp_path / "out")
+    markdown = files.markdown.read_text()
+    assert "Traps declined: 4 / 6" in markdown
+    assert "(sidestepped; not counted as declined): 1 / 6" in markdown
+    assert "(fooled): 1 / 6" in markdown
+    html = files.html.read_text()
+    assert "4 / 6</div>traps declined" in html
+    assert "1 / 6</div>traps answered anyway" in html
+
+
+def test_the_report_links_back_to_the_app(tmp_path: Path) -> None:
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(mixed_document()))
+    plain = build_report(results, tmp_path / "plain")
+    assert "/evaluation" not in plain.html.read_text()
+    files = build_report(
+        results, tmp_path / "out", app_url="", warnings=("made on another corpus",)
+    )
+    html = files.html.read_text()
+    assert '<a href="/evaluation">' in html and '<a href="/inspect?q=s1' in html
+    assert 'role="alert">made on another corpus' in html
+    markdown = files.markdown.read_text()
+    assert "](/evaluation)" in markdown and "](/inspect?q=s1" in markdown
 
 
 def test_bad_results_file(tmp_path: Path) -> None:

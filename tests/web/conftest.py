@@ -62,22 +62,10 @@ def add_accounts(app) -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, demo_index, minilm) -> Iterator[Site]:
     """The app served by real uvicorn in a thread, with a reader and an admin."""
-    import uvicorn
-
     root = tmp_path_factory.mktemp("site")
     app, web = build_app(root, demo_index, minilm, max_upload_bytes=2 * 1024 * 1024)
     reader_token, admin_token = add_accounts(app)
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        time.sleep(0.05)
+    server, port = start_uvicorn(app)
     yield Site(
         app,
         f"http://127.0.0.1:{port}",
@@ -87,8 +75,42 @@ def site(tmp_path_factory, demo_index, minilm) -> Iterator[Site]:
         reader_token,
         admin_token,
     )
+    stop_uvicorn(server)
+
+
+def start_uvicorn(app, **options):
+    """Serve ``app`` with real uvicorn on 127.0.0.1 in a thread, configured as ``lastword
+    serve`` does (no proxy trusted unless ``forwarded_allow_ips`` is given)."""
+    import uvicorn
+
+    port = free_port()
+    trusted = options.pop("forwarded_allow_ips", None)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            proxy_headers=bool(trusted),
+            forwarded_allow_ips=trusted,
+            **options,
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    server.lastword_thread = thread
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    return server, port
+
+
+def stop_uvicorn(server) -> None:
     server.should_exit = True
-    thread.join(timeout=10)
+    server.lastword_thread.join(timeout=10)
 
 
 def login(client: httpx.Client, name: str, password: str) -> httpx.Response:

@@ -66,6 +66,17 @@ def test_the_whole_site_in_a_browser(site, browser, tmp_path):
     context.set_default_timeout(90_000)
     expect.set_options(timeout=90_000)  # the machine may be busy: wait for pages, not fail
     page = context.new_page()
+    # The Content-Security-Policy must not break the site: no violation, no script error.
+    problems: list[str] = []
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
 
     # Log in: an anonymous visit lands on the login form.
     page.goto("/ask")
@@ -79,10 +90,21 @@ def test_the_whole_site_in_a_browser(site, browser, tmp_path):
     # Ingest a PDF through the Corpus page, watching the job finish.
     pdf = make_pdf(tmp_path / "zinc-colds.pdf", [ZINC_TEXT], title="Zinc lozenges and colds")
     page.goto("/corpus")
+    before = int(page.locator("[data-documents]").get_attribute("data-documents"))
+    page.evaluate("window.__notReloaded = true")
     page.set_input_files("input[type=file]", str(pdf))
     page.click("button:has-text('Upload and ingest')")
     expect(page.locator('[data-job][data-state="done"]').first).to_be_visible()
     expect(page.locator('tr[data-doc="zinc-colds.pdf"]')).to_be_visible()
+    # The count and the table were fetched in place: the page was not reloaded.
+    expect(page.locator("[data-documents]")).to_have_attribute("data-documents", str(before + 1))
+    assert page.evaluate("window.__notReloaded") is True
+    # At 1280 px the table fits its card: no column is pushed out of sight.
+    wrap = page.locator("#documents .table-wrap")
+    assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), "the Corpus table overflows"
+    remove = page.locator("#documents button:has-text('Remove')").first
+    box = remove.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= LAPTOP["width"]
     shot(page, "02-corpus")
 
     # Ask about the new PDF: the [N] links reach the passage from that PDF.
@@ -104,7 +126,15 @@ def test_the_whole_site_in_a_browser(site, browser, tmp_path):
     expect(target).to_have_attribute("data-doc", "zinc-colds.pdf")
     assert page.evaluate("document.querySelector(':target').id") == f"passage-{n}"
     assert "4.5 days" in target.inner_text() or "two and a half" in target.inner_text()
+    # The cited sentence is highlighted inside the passage; the PDF opens at its page.
+    expect(target.locator("mark.cited-sentence").first).to_be_visible()
+    href = target.locator("a.open-file").get_attribute("href")
+    assert href.startswith("/documents/") and href.endswith("#page=1"), href
+    assert page.locator(".badge.not-cited").count() >= 1  # passages retrieved, not used
     shot(page, "03-ask-answer")
+    # The same question again: served from the cache, and the page says so.
+    page.click("button:has-text('Ask')")
+    expect(page.locator(".cached")).to_contain_text("from the cache")
     page.set_viewport_size(PHONE)
     shot(page, "03-ask-answer-phone")
     page.set_viewport_size(LAPTOP)
@@ -176,3 +206,4 @@ def test_the_whole_site_in_a_browser(site, browser, tmp_path):
     page.goto("/corpus")
     shot(page, "02-corpus-phone")
     context.close()
+    assert not problems, problems

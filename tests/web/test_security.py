@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import httpx
-import pytest
 from fastapi.routing import APIRoute
 
 from lastword.web.security import require_admin
@@ -189,7 +188,7 @@ def test_a_huge_upload_is_refused_with_a_clear_message(site):
         headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"},
     )
     assert response.status_code == 413
-    assert "over the limit" in response.json()["error"]["message"]
+    assert "over its limit" in response.json()["error"]["message"]
     assert not (site.state_dir / "corpus" / "big2.txt").exists()
 
 
@@ -224,30 +223,15 @@ def test_the_api_has_one_error_shape_and_an_openapi_description(site):
 def test_a_reader_token_asks_through_the_same_pipeline(site):
     auth = {"Authorization": f"Bearer {site.reader_token}"}
     question = "How much did vitamin D change lumbar spine bone density in older adults?"
-    body = httpx.post(f"{site.base}/api/ask", json={"question": question}, headers=auth).json()
+    body = httpx.post(
+        f"{site.base}/api/ask", json={"question": question}, headers=auth, timeout=120
+    ).json()
     pipeline = site.app.state.lastword.pipeline()
     direct = pipeline.ask(question)
     assert body["status"] == direct.status.value == "answered"
     assert body["answer"] == direct.answer
     assert body["citations"] and body["citations"] == list(direct.citations)
     inspected = httpx.post(
-        f"{site.base}/api/inspect", json={"question": question, "k": 3}, headers=auth
+        f"{site.base}/api/inspect", json={"question": question, "k": 3}, headers=auth, timeout=120
     ).json()
     assert inspected["status"] == "retrieved" and len(inspected["passages"]) == 3
-
-
-@pytest.mark.parametrize("host, allowed", [("127.0.0.1", True), ("evil.example", False)])
-def test_without_accounts_only_loopback_requests_are_the_local_admin(
-    tmp_path, demo_index, minilm, host, allowed
-):
-    from starlette.testclient import TestClient
-
-    from tests.web.conftest import build_app
-
-    app, _ = build_app(tmp_path, demo_index, minilm, open_when_no_accounts=True)
-    with TestClient(app, base_url=f"http://{host}") as client:
-        response = client.get("/admin", follow_redirects=False)
-        assert response.status_code == (200 if allowed else 303)
-        app.state.lastword.accounts.add_user("first", "first-password", "admin")
-        # The moment an account exists, local mode ends.
-        assert client.get("/admin", follow_redirects=False).status_code == 303

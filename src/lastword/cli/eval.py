@@ -90,6 +90,9 @@ def run_command(
             document = run_evalset(
                 pipeline, loaded, settings, out, index_path=target, resume=resume, on_item=advance
             )
+    from lastword.evaluate.registry import record_run
+
+    record_run(settings.websearch.state_dir, out)  # the web Evaluation page lists it too
     _print_run_summary(document, out)
 
 
@@ -191,7 +194,8 @@ def _print_run_summary(document: Results, out: Path) -> None:
     if run.resumed_items:
         console.print(f"resumed {run.resumed_items} finished item(s) from an interrupted run")
     console.print(
-        f"traps declined {head.traps_passed}/{head.traps}; scenarios strong "
+        f"traps declined {head.traps_declined}/{head.traps}, answered without the bait "
+        f"(sidestepped) {head.traps_sidestepped}, fooled {head.traps_fooled}; scenarios strong "
         f"{head.scenario_grades['strong']}, adequate {head.scenario_grades['adequate']}, weak "
         f"{head.scenario_grades['weak']}, refused {head.scenario_grades['refused']}, blocked "
         f"{head.scenario_grades['blocked']} (of {head.scenarios}); phantoms {head.phantoms}",

@@ -187,10 +187,15 @@ def serve(
         state_dir=folder,
         settings_path=resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME),
         max_upload_bytes=int(max_upload_mb * 1024 * 1024),
+        max_request_bytes=int(web.max_request_kb * 1024),
         session_lifetime_s=web.session_hours * 3600,
         login_attempts=web.login_attempts,
+        login_attempts_per_account=web.login_attempts_per_account,
+        login_attempts_per_address=web.login_attempts_per_address,
+        login_max_delay_s=web.login_max_delay_s,
         login_window_s=web.login_window_s,
         open_when_no_accounts=loopback,
+        api_docs=web.api_docs,
         generator=generator,
     )
     target = index_dir(index)
@@ -220,4 +225,13 @@ def serve(
     err_console.print(f"loading the index at {where} and its model…")
     app = create_app(settings, target, config)
     err_console.print(f"serving on http://{host}:{port}/  (Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+    # Only a proxy named in [web] forwarded_allow_ips may say who the client is.
+    trusted = web.forwarded_allow_ips
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or None,
+    )

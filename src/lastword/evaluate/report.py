@@ -7,6 +7,7 @@ the page names the file, its hash and the run date, and says so.
 from __future__ import annotations
 
 import hashlib
+import html
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,14 +162,25 @@ def write_plots(cal: Calibration, out_dir: Path) -> tuple[Path, ...]:
     return roc_path, risk_path
 
 
-def _environment() -> Any:
+def markdown_text(value: Any) -> Any:
+    """One value as inert Markdown text: HTML escaped (an eval set's or a title's ``<script>``
+    or ``<img onerror>`` stays text in any Markdown viewer), table pipes escaped, one line."""
+    if not isinstance(value, str):
+        return value
+    text = html.escape(value, quote=False).replace("|", "\\|")
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def _environment(markdown: bool = False) -> Any:
+    """HTML pages autoescape; the Markdown twin escapes every printed value (``finalize``)."""
     try:
         import jinja2
     except ImportError as exc:
         raise MissingExtraError("jinja2", "eval") from exc
     return jinja2.Environment(
         loader=jinja2.PackageLoader("lastword.evaluate", "templates"),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default=False),
+        autoescape=not markdown,
+        finalize=markdown_text if markdown else None,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -179,7 +191,17 @@ def _score(value: float | None) -> str:
     return f"{value:.3f}" if value is not None else "–"
 
 
-def build_report(results_path: Path, out_dir: Path, *, target_far: float = 0.05) -> ReportFiles:
+def build_report(
+    results_path: Path,
+    out_dir: Path,
+    *,
+    target_far: float = 0.05,
+    app_url: str | None = None,
+    warnings: tuple[str, ...] = (),
+) -> ReportFiles:
+    """Build the page and its Markdown twin. ``app_url`` (``""``: the same site) adds links
+    back to the app's Evaluation page and each question in its Inspector; ``warnings`` are
+    printed at the top (e.g. "this run was made on another corpus")."""
     results_path = Path(results_path)
     document = load_results(results_path)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -207,9 +229,12 @@ def build_report(results_path: Path, out_dir: Path, *, target_far: float = 0.05)
         "notes": cal.notes,
         "images": [p.name for p in images],
         "score": _score,
+        "app_url": None if app_url is None else app_url.rstrip("/"),
+        "warnings": warnings,
     }
-    env = _environment()
     html_path, md_path = out_dir / HTML_NAME, out_dir / MARKDOWN_NAME
-    html_path.write_text(env.get_template("report.html.j2").render(context), encoding="utf-8")
-    md_path.write_text(env.get_template("report.md.j2").render(context), encoding="utf-8")
+    page = _environment().get_template("report.html.j2").render(context)
+    twin = _environment(markdown=True).get_template("report.md.j2").render(context)
+    html_path.write_text(page, encoding="utf-8")
+    md_path.write_text(twin, encoding="utf-8")
     return ReportFiles(html_path, md_path, images)

@@ -28,6 +28,13 @@ def gate_score(result: Result) -> float | None:
 class Headline:
     items: int
     traps: int
+    #: refused by a mechanism (or declined upstream): the only traps counted as declined
+    traps_declined: int
+    #: answered anyway, without the baited specific: counted apart, never as declined
+    traps_sidestepped: int
+    #: answered with the bait, or with a phantom citation
+    traps_fooled: int
+    #: declined + sidestepped (the graders' "passed"); not a headline figure
     traps_passed: int
     trap_grades: dict[str, int]
     scenarios: int
@@ -73,6 +80,9 @@ def headline(document: Results) -> Headline:
     return Headline(
         items=len(items),
         traps=len(traps),
+        traps_declined=trap_grades.get("declined", 0),
+        traps_sidestepped=trap_grades.get("sidestepped", 0),
+        traps_fooled=trap_grades.get("fooled", 0) + trap_grades.get("phantom", 0),
         traps_passed=sum(1 for i in traps if i.passed),
         trap_grades={g: trap_grades.get(g, 0) for g in TRAP_GRADES},
         scenarios=len(scenarios),

@@ -216,26 +216,68 @@ class Accounts:
         self._run("DELETE FROM sessions WHERE id_hash = ?", (_digest(session_id),))
 
     # ------------------------------------------------------------------ login rate limit
-    def login_blocked_for(
-        self, keys: list[str], attempts: list[int], window_s: float
-    ) -> float | None:
-        """Seconds until a login may be tried again, when any key used up its attempts."""
-        now = self._clock()
-        wait = None
-        for key, allowed in zip(keys, attempts, strict=True):
-            count, oldest = self._run(
-                "SELECT COUNT(*), MIN(at) FROM login_failures WHERE key = ? AND at > ?",
-                (key, now - window_s),
-            )[0]
-            if count >= allowed:
-                remaining = oldest + window_s - now
-                wait = max(wait or 0.0, remaining)
-        return wait
+    def begin_login(
+        self, limits: list[tuple[str, int]], window_s: float, max_delay_s: float
+    ) -> tuple[float | None, list[int]]:
+        """Check every ``(key, allowed)`` and record this attempt, in one transaction.
 
-    def record_login_failure(self, keys: list[str]) -> None:
-        now = self._clock()
-        for key in keys:
-            self._run("INSERT INTO login_failures (key, at) VALUES (?, ?)", (key, now))
+        A key with ``allowed`` or more failures inside the window makes the next try wait
+        1 s after its latest failure, then 2, 4, ... up to ``max_delay_s``. When no key waits,
+        the attempt is recorded as a failure *before* the password is checked (parallel
+        attempts see each other); ``login_succeeded`` takes it back. Returns the seconds to
+        wait (None: go ahead) and the ids of the rows written.
+        """
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            now = self._clock()
+            wait = 0.0
+            for key, allowed in limits:
+                count, latest = conn.execute(
+                    "SELECT COUNT(*), MAX(at) FROM login_failures WHERE key = ? AND at > ?",
+                    (key, now - window_s),
+                ).fetchone()
+                if count >= allowed:
+                    delay = min(max_delay_s, 2.0 ** min(count - allowed, 30))
+                    wait = max(wait, latest + delay - now)
+            if wait > 0:
+                conn.execute("ROLLBACK")
+                return wait, []
+            ids = [
+                conn.execute(
+                    "INSERT INTO login_failures (key, at) VALUES (?, ?) RETURNING rowid",
+                    (key, now),
+                ).fetchone()[0]
+                for key, _ in limits
+            ]
+            conn.execute("DELETE FROM login_failures WHERE at <= ?", (now - window_s,))
+            conn.execute("COMMIT")
+            return None, ids
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
 
-    def clear_login_failures(self, key: str) -> None:
-        self._run("DELETE FROM login_failures WHERE key = ?", (key,))
+    def login_failed(self, attempt: list[int]) -> None:
+        """Date this attempt's rows to now: a delay runs from when a failure was known."""
+        conn = self._connect()
+        try:
+            now = self._clock()
+            conn.executemany(
+                "UPDATE login_failures SET at = ? WHERE rowid = ?", [(now, i) for i in attempt]
+            )
+        finally:
+            conn.close()
+
+    def login_succeeded(self, attempt: list[int], clear_key: str) -> None:
+        """Take back this attempt's rows and forget ``clear_key``'s failures."""
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("DELETE FROM login_failures WHERE rowid = ?", [(i,) for i in attempt])
+            conn.execute("DELETE FROM login_failures WHERE key = ?", (clear_key,))
+            conn.execute("COMMIT")
+        finally:
+            conn.close()

@@ -1,7 +1,8 @@
 """The FastAPI application: ``create_app(settings, index_dir, ...)``.
 
 Pages are server-rendered (Jinja2) with a little JavaScript; the JSON API lives under ``/api/``
-with its OpenAPI description at ``/api/openapi.json`` (browsable at ``/api/docs``). Every page and
+with its OpenAPI description at ``/api/openapi.json`` (browsable at ``/api/docs`` when
+``[web] api_docs`` is on). Every page and
 endpoint calls the one ``Pipeline`` held by ``ServerState``; CPU-bound calls (embedding,
 retrieval, generation) run in the threadpool because their handlers are plain functions.
 """
@@ -22,19 +23,33 @@ from lastword.settings import Settings
 from lastword.statedir import state_dir
 from lastword.web import rendering
 from lastword.web.config import WebConfig
-from lastword.web.errors import error_body, install_error_handlers, render_error
+from lastword.web.errors import install_error_handlers
+from lastword.web.limits import BodyLimit
 from lastword.web.security import (
     PRE_SESSION_COOKIE,
     csrf_token_for,
     new_pre_session_value,
     resolve_user,
+    secure_cookies,
 )
 from lastword.web.server_state import ServerState
 
 HERE = Path(__file__).parent
-#: multipart framing around one file: headers, boundaries and the CSRF field
-UPLOAD_OVERHEAD = 64 * 1024
-UPLOAD_PATHS = ("/corpus/upload", "/api/ingest")
+
+#: scripts, styles, fonts and images only from this site; inline style *attributes* (score bars'
+#: widths) are allowed, inline scripts and styles are not; no plugins, no framing elsewhere.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'self'"
+)
+#: the Swagger UI (only when ``[web] api_docs`` is on) loads its code from this CDN
+DOCS_CDN = "https://cdn.jsdelivr.net"
+DOCS_POLICY = (
+    f"default-src 'self'; script-src 'self' 'unsafe-inline' {DOCS_CDN}; "
+    f"style-src 'self' {DOCS_CDN}; img-src 'self' data: https://fastapi.tiangolo.com; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'self'"
+)
 
 
 def create_app(
@@ -63,7 +78,7 @@ def create_app(
         'refuses otherwise. Every error is `{"error": {"kind": ..., "message": ...}}`. '
         "Authenticate with `Authorization: Bearer TOKEN` (`lastword tokens create NAME`).",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url="/api/docs" if config.api_docs else None,
         redoc_url=None,
     )
     app.state.lastword = state
@@ -77,19 +92,11 @@ def create_app(
     app.state.templates = templates
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     install_error_handlers(app)
+    # Inside the guard below (added later, so outside): sizes and upload rights come first.
+    app.add_middleware(BodyLimit)
 
     @app.middleware("http")
     async def _guard(request: Request, call_next) -> Response:
-        # A huge upload is refused from its Content-Length, before a byte of it is read.
-        if request.method == "POST" and request.url.path in UPLOAD_PATHS:
-            declared = request.headers.get("content-length")
-            limit = config.max_upload_bytes
-            if (
-                declared is not None
-                and declared.isdigit()
-                and int(declared) > limit + UPLOAD_OVERHEAD
-            ):
-                return _too_large(request, int(declared), limit)
         pre = request.cookies.get(PRE_SESSION_COOKIE)
         request.state.pre_csrf = pre or new_pre_session_value()
         response = await call_next(request)
@@ -101,34 +108,25 @@ def create_app(
                 samesite="strict",
                 secure=secure_cookies(request),
             )
+        policy = DOCS_POLICY if request.url.path == "/api/docs" else CONTENT_SECURITY_POLICY
+        response.headers.setdefault("Content-Security-Policy", policy)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         return response
 
-    from lastword.web.routes import admin, api, ask, auth, corpus, evaluation, inspect
+    from lastword.web.routes import (
+        admin,
+        api,
+        ask,
+        auth,
+        corpus,
+        documents,
+        evaluation,
+        inspect,
+    )
 
-    for module in (auth, ask, inspect, corpus, evaluation, admin, api):
+    for module in (auth, ask, inspect, corpus, documents, evaluation, admin, api):
         app.include_router(module.router)
 
     return app
-
-
-def secure_cookies(request: Request) -> bool:
-    configured = request.app.state.lastword.config.secure_cookies
-    if configured is not None:
-        return configured
-    forwarded = request.headers.get("x-forwarded-proto")
-    return request.url.scheme == "https" or forwarded == "https"
-
-
-def _too_large(request: Request, size: int, limit: int) -> Response:
-    message = (
-        f"the upload is {size / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB per request. "
-        "Split it into smaller files, or ingest it with 'lastword ingest' on the server."
-    )
-    if request.url.path.startswith("/api/"):
-        from fastapi.responses import JSONResponse
-
-        return JSONResponse(error_body("too_large", message), status_code=413)
-    return render_error(request, 413, "too_large", message)

@@ -20,12 +20,21 @@ class WebConfig:
     evals_dir: Path | None = None
     #: folders searched for eval sets (.yaml/.jsonl), besides the shipped ones
     evalset_dirs: tuple[Path, ...] = field(default_factory=tuple)
+    #: the two upload routes; every other request gets ``max_request_bytes``
     max_upload_bytes: int = 50 * 1024 * 1024
+    max_request_bytes: int = 1024 * 1024
     session_lifetime_s: float = 12 * 3600
+    #: failed logins per (name, address), per name and per address before delays begin
     login_attempts: int = 5
-    login_window_s: float = 300.0
+    login_attempts_per_account: int = 20
+    login_attempts_per_address: int = 50
+    login_max_delay_s: float = 300.0
+    login_window_s: float = 900.0
     #: with no account at all, serve the loopback interface as one local administrator
+    #: (``lastword serve`` sets it only when it binds a loopback address)
     open_when_no_accounts: bool = False
+    #: the Swagger UI at /api/docs (scripts from a CDN); off by default
+    api_docs: bool = False
     #: None: secure cookies exactly when the request came over https
     secure_cookies: bool | None = None
     generator: str | None = None

@@ -64,6 +64,21 @@ _HTTP_KINDS = {
 }
 
 
+INVALID_UNICODE = (
+    "the request holds text that is not valid Unicode (a lone surrogate such as \\ud800, or "
+    "bytes that are not UTF-8); send UTF-8 text"
+)
+
+
+def valid_unicode(value: str) -> str:
+    """A pydantic after-validator: refuse strings that cannot be written as UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(INVALID_UNICODE) from None
+    return value
+
+
 def status_for(exc: lw.LastwordError) -> tuple[int, str]:
     for cls, status, kind in _LASTWORD_STATUS:
         if isinstance(exc, cls):
@@ -117,17 +132,25 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if isinstance(exc.__cause__, UnicodeError):  # a JSON body that is not UTF-8
+            return render_error(request, 400, "input", INVALID_UNICODE)
         kind = _HTTP_KINDS.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
         return render_error(request, exc.status_code, kind, message, dict(exc.headers or {}))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        if any(INVALID_UNICODE in str(err.get("msg")) for err in exc.errors()):
+            return render_error(request, 400, "input", INVALID_UNICODE)
         parts = []
         for err in exc.errors():
             where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
             parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
         return render_error(request, 422, "invalid_request", "; ".join(parts) or "invalid request")
+
+    @app.exception_handler(UnicodeError)
+    async def _unicode(request: Request, exc: UnicodeError) -> Response:
+        return render_error(request, 400, "input", INVALID_UNICODE)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -58,6 +58,13 @@ def document_name(doc_id: str) -> str:
     return PurePath(doc_id).name if doc_id.startswith("/") else doc_id
 
 
+def doc_file(document) -> str:
+    """A stored document's file as readers see it (relative path or name, never absolute)."""
+    from lastword.web.reading import display_name
+
+    return display_name(document.doc_id, document.source, document.metadata)
+
+
 def mechanism(value: str | None) -> str:
     return (value or "").replace("_", " ")
 
@@ -68,5 +75,6 @@ FILTERS = {
     "bar_percent": bar_percent,
     "when": when,
     "document_name": document_name,
+    "doc_file": doc_file,
     "mechanism": mechanism,
 }

@@ -2,8 +2,10 @@
 
 A request is authenticated by ``Authorization: Bearer TOKEN`` (scripts) or by the session
 cookie (browsers). With no account at all and ``open_when_no_accounts`` (only ever set for a
-loopback bind), the machine's own user is a local administrator, and only for requests whose
-Host is a loopback name, so a web page elsewhere cannot reach it through DNS rebinding.
+loopback bind), the machine's own user is a local administrator, for requests that arrived on a
+loopback socket from a loopback peer, carry no proxy forwarding header (a proxy on the same host
+would otherwise make every remote user the administrator), and name a loopback Host (so a web
+page elsewhere cannot reach it through DNS rebinding). The Host header alone decides nothing.
 
 CSRF: a signed-in browser has a per-session token; before signing in, a random pre-session
 cookie is the token (double submit). Forms carry it as ``csrf_token``; scripts on the pages send
@@ -13,6 +15,7 @@ it as ``X-CSRF-Token``. Bearer requests carry no ambient credential and need non
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
 from typing import Annotated
 
@@ -26,6 +29,20 @@ PRE_SESSION_COOKIE = "lw_pre"
 LOCAL_ADMIN = User("local", "admin")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: a request carrying one of these came through a proxy: never the machine's own user
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip")
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (an address, or 'localhost') is this machine's loopback interface."""
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _host_name(request: Request) -> str:
@@ -66,12 +83,41 @@ def resolve_user(request: Request) -> User | None:
 
 
 def local_mode(request: Request) -> bool:
+    """The machine's own user, decided by the sockets: bound, arrived on and came from."""
     state = request.app.state.lastword
-    return (
-        state.config.open_when_no_accounts
-        and _host_name(request) in LOOPBACK_HOSTS
-        and not state.accounts.has_users()
-    )
+    if not state.config.open_when_no_accounts:
+        return False
+    server = request.scope.get("server")  # the local address this connection arrived on
+    if not server or not is_loopback(server[0]):
+        return False
+    if request.client is None or not is_loopback(request.client.host):
+        return False
+    if any(name in request.headers for name in FORWARDING_HEADERS):
+        return False
+    return _host_name(request) in LOOPBACK_HOSTS and not state.accounts.has_users()
+
+
+def client_address(request: Request) -> str:
+    """The client's address for rate limits: the socket's peer, or what a trusted proxy named
+    (uvicorn's ``forwarded_allow_ips``; an untrusted X-Forwarded-For is ignored). An IPv6
+    address counts as its /64, which one subscriber usually holds whole."""
+    host = request.client.host if request.client else "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6 and not address.is_loopback:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return host
+
+
+def secure_cookies(request: Request) -> bool:
+    configured = request.app.state.lastword.config.secure_cookies
+    if configured is not None:
+        return configured
+    # The scheme is https when TLS ends here, or when a trusted proxy said so (uvicorn
+    # rewrites it from X-Forwarded-Proto only for ``forwarded_allow_ips``).
+    return request.url.scheme == "https"
 
 
 def csrf_token_for(request: Request) -> str:

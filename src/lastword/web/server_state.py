@@ -8,17 +8,23 @@ so requests in flight finish on the one they started with.
 from __future__ import annotations
 
 import threading
+import time
+from collections import OrderedDict
 from pathlib import Path
 
 from lastword.embed import Embedder, make_embedder
 from lastword.errors import CorpusIndexError
 from lastword.pipeline import Pipeline, resolve_embedder
+from lastword.result import Result
 from lastword.settings import Settings
 from lastword.store.open import describe_location, open_store, store_exists
 from lastword.store.protocol import Store
 from lastword.web.accounts import Accounts
 from lastword.web.config import WebConfig
 from lastword.web.jobs import JobBoard
+
+#: answers the Ask page remembers, per pipeline (a new corpus or new settings start afresh)
+ANSWER_CACHE_SIZE = 256
 
 
 class ServerState:
@@ -37,6 +43,7 @@ class ServerState:
         self._embedder = embedder
         self._lock = threading.Lock()
         self._pipeline: Pipeline | None = None
+        self._answers: OrderedDict[tuple[int, str], tuple[Result, float]] = OrderedDict()
         if self.has_store():
             self.reload()
 
@@ -72,6 +79,7 @@ class ServerState:
             # The old pipeline is dropped, not closed: a request may still be reading it.
             self._pipeline = pipeline
             self.settings = new_settings
+            self._answers.clear()
 
     def has_store(self) -> bool:
         """Whether the configured index exists yet ([store] backend: a directory or a database)."""
@@ -87,6 +95,33 @@ class ServerState:
             self.reload(settings)
         else:
             self.settings = settings
+
+    def ask(self, question: str) -> tuple[Result, float | None]:
+        """The Ask page's answer, and when it was first computed if this is a repeat served
+        from the cache (None: computed now). The cache is per pipeline: a new corpus or new
+        settings make every question fresh."""
+        pipeline = self.pipeline()
+        key = (id(pipeline), " ".join(question.split()).casefold())
+        with self._lock:
+            hit = self._answers.get(key)
+            if hit is not None and self._pipeline is pipeline:
+                self._answers.move_to_end(key)
+                return hit[0], hit[1]
+        result = pipeline.ask(question)
+        with self._lock:
+            if self._pipeline is pipeline and result.status.value != "failed":
+                self._answers[key] = (result, time.time())
+                while len(self._answers) > ANSWER_CACHE_SIZE:
+                    self._answers.popitem(last=False)
+        return result, None
+
+    def document_sources(self) -> tuple[dict[str, str], dict[str, dict]]:
+        """Doc id -> source file, and doc id -> metadata, for the documents of the index."""
+        if not self.has_store():
+            return {}, {}
+        with self.open_store() as store:
+            documents = list(store.documents())
+        return {d.doc_id: d.source for d in documents}, {d.doc_id: d.metadata for d in documents}
 
     @property
     def has_index(self) -> bool:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Request, UploadFile
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from lastword.errors import InputError
-from lastword.web.errors import WebError
+from lastword.web.errors import WebError, valid_unicode
 from lastword.web.evaluations import eval_job, evalsets, headline, runs
 from lastword.web.security import Admin, Reader
 from lastword.web.uploads import ingest_job, save_uploads
@@ -43,8 +43,12 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+#: text that must be valid Unicode (JSON can smuggle a lone surrogate like "\ud800")
+Text = Annotated[str, AfterValidator(valid_unicode)]
+
+
 class Question(BaseModel):
-    question: str = Field(description="The question, as a user would type it.")
+    question: Text = Field(description="The question, as a user would type it.")
 
 
 class InspectQuestion(Question):
@@ -52,7 +56,7 @@ class InspectQuestion(Question):
 
 
 class EvalRequest(BaseModel):
-    evalset: str = Field(description="File name of an eval set listed by GET /api/eval.")
+    evalset: Text = Field(description="File name of an eval set listed by GET /api/eval.")
 
 
 @router.post("/ask", responses=ERRORS, summary="Answer from the corpus, or refuse")
@@ -85,7 +89,11 @@ def api_eval_list(request: Request, _: Reader) -> dict:
     return {
         "evalsets": sorted(evalsets(state)),
         "runs": [
-            {"name": run.name, "report": f"/evaluation/runs/{run.name}/", **(headline(run) or {})}
+            {
+                "name": run.name,
+                "report": f"/evaluation/runs/{run.name}/",
+                **(headline(state, run) or {}),
+            }
             for run in runs(state)
         ],
     }

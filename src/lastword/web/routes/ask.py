@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from lastword.web.reading import passage_views
 from lastword.web.security import Reader
 
 router = APIRouter(include_in_schema=False)
@@ -12,9 +13,20 @@ router = APIRouter(include_in_schema=False)
 
 def _context(request: Request, q: str | None) -> dict:
     state = request.app.state.lastword
-    result = state.pipeline().ask(q) if q and q.strip() else None
+    result, cached_at, views = None, None, []
+    if q and q.strip():
+        result, cached_at = state.ask(q)
+        sources, metadata = state.document_sources()
+        views = passage_views(result, sources, metadata)
     thresholds = state.pipeline().thresholds if state.has_index else None
-    return {"q": q or "", "result": result, "thresholds": thresholds, "page": "ask"}
+    return {
+        "q": q or "",
+        "result": result,
+        "views": views,
+        "cached_at": cached_at,
+        "thresholds": thresholds,
+        "page": "ask",
+    }
 
 
 @router.get("/ask")

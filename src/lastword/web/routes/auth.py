@@ -1,4 +1,12 @@
-"""Log in and out. Failed logins are counted per user name and per client address."""
+"""Log in and out.
+
+Failed logins are counted per (user name, address), per user name and per address; past each
+one's allowance every further try waits, growing from 1 s. The check and the recording of an
+attempt are one transaction, so parallel attempts cannot all slip past the count, and a
+correct password from another address (or another user behind the same one) is not locked out
+by a stranger's failures. The address is the socket's peer, or the client a trusted proxy names
+(``[web] forwarded_allow_ips``).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,13 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
 from lastword.web.errors import WebError
-from lastword.web.security import SESSION_COOKIE, check_csrf, resolve_user
+from lastword.web.security import (
+    SESSION_COOKIE,
+    check_csrf,
+    client_address,
+    resolve_user,
+    secure_cookies,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -47,35 +61,39 @@ async def login(
     await check_csrf(request)
     state = request.app.state.lastword
     config = state.config
-    client = request.client.host if request.client else "unknown"
-    keys = [f"user:{name.strip().lower()}", f"ip:{client}"]
-    # One account gets few tries; one address several accounts' worth (a shared NAT).
-    wait = state.accounts.login_blocked_for(
-        keys, [config.login_attempts, config.login_attempts * 4], config.login_window_s
+    name = name.strip()
+    client = client_address(request)
+    account = name.lower()
+    limits = [
+        (f"pair:{account}|{client}", config.login_attempts),
+        (f"user:{account}", config.login_attempts_per_account),
+        (f"ip:{client}", config.login_attempts_per_address),
+    ]
+    wait, attempt = state.accounts.begin_login(
+        limits, config.login_window_s, config.login_max_delay_s
     )
     if wait is not None:
+        seconds = int(wait) + 1
         raise WebError(
             429,
             "rate_limited",
-            f"too many failed logins; try again in {int(wait) + 1} seconds",
-            {"Retry-After": str(int(wait) + 1)},
+            f"too many failed logins; try again in {seconds} seconds",
+            {"Retry-After": str(seconds)},
         )
     # argon2 takes tens of milliseconds of CPU: keep it off the event loop.
-    user = await run_in_threadpool(state.accounts.verify_password, name.strip(), password)
+    user = await run_in_threadpool(state.accounts.verify_password, name, password)
     templates = request.app.state.templates
     if user is None:
-        state.accounts.record_login_failure(keys)
+        state.accounts.login_failed(attempt)
         return templates.TemplateResponse(
             request,
             "login.html",
             {"next": _safe_next(next), "error": "wrong user name or password", "name": name},
             status_code=401,
         )
-    state.accounts.clear_login_failures(keys[0])
+    state.accounts.login_succeeded(attempt, limits[0][0])
     session_id, _ = state.accounts.start_session(user, config.session_lifetime_s)
     response = RedirectResponse(_safe_next(next), status_code=303)
-    from lastword.web.app import secure_cookies
-
     response.set_cookie(
         SESSION_COOKIE,
         session_id,

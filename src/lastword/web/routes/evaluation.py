@@ -9,24 +9,37 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Resp
 
 from lastword.errors import InputError
 from lastword.web.errors import WebError, wants_json
-from lastword.web.evaluations import eval_job, evalsets, headline, report_dir, run_file, runs
+from lastword.web.evaluations import (
+    eval_job,
+    evalset_warnings,
+    evalsets,
+    headline,
+    report_dir,
+    run_file,
+    runs,
+)
 from lastword.web.security import Admin, Reader
 
 router = APIRouter(include_in_schema=False)
 
 _REPORT_FILES = {"index.html", "report.md", "roc.png", "risk_coverage.png"}
+REPORT_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'self'"
+)
 
 
 @router.get("/evaluation")
 def evaluation_page(request: Request, _: Reader) -> Response:
     state = request.app.state.lastword
-    listed = [(run, headline(run)) for run in runs(state)[:10]]
+    listed = [(run, headline(state, run)) for run in runs(state)[:20]]
     return request.app.state.templates.TemplateResponse(
         request,
         "evaluation.html",
         {
             "runs": listed,
             "evalsets": sorted(evalsets(state)),
+            "evalset_warnings": evalset_warnings(state),
             "jobs": state.jobs.recent("eval")[:5],
             "page": "evaluation",
         },
@@ -56,4 +69,5 @@ def report_file(request: Request, _: Reader, name: str, file: str = "index.html"
     path = folder / file
     if not path.is_file():
         raise WebError(404, "not_found", "no such report file")
-    return FileResponse(path)
+    # A static page: its own inline styles, its images, no scripts at all.
+    return FileResponse(path, headers={"Content-Security-Policy": REPORT_POLICY})

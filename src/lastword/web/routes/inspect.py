@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from lastword.web.reading import passage_views
 from lastword.web.security import Reader
 
 router = APIRouter(include_in_schema=False)
@@ -21,6 +22,10 @@ def inspect_page(
 ) -> Response:
     state = request.app.state.lastword
     result = state.pipeline().inspect(q, k=k) if q and q.strip() else None
+    views = []
+    if result is not None:
+        sources, metadata = state.document_sources()
+        views = passage_views(result, sources, metadata)
     thresholds = state.pipeline().thresholds if state.has_index else None
     return request.app.state.templates.TemplateResponse(
         request,
@@ -29,6 +34,7 @@ def inspect_page(
             "q": q or "",
             "k": k or state.settings.retrieve.k,
             "result": result,
+            "views": views,
             "thresholds": thresholds,
             "has_index": state.has_index,
             "page": "inspect",

@@ -3,6 +3,26 @@
 (function () {
   const csrf = () => document.querySelector("main")?.dataset.csrf || "";
 
+  // Text goes in as text: every message is a text node, never HTML.
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function errorLine(text) {
+    const p = el("p", "alert error", text);
+    p.setAttribute("role", "alert");
+    return p;
+  }
+  // Hooks for content that arrives after the page loaded (the Ask fragment, refreshed tables).
+  function enhance(root) {
+    root.querySelectorAll("[data-back]").forEach((a) => a.addEventListener("click", (e) => { e.preventDefault(); history.back(); }));
+    root.querySelectorAll("form[data-confirm]").forEach((form) => {
+      form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });
+    });
+  }
+
   // Ask: fetch only the answer fragment and show progress while the pipeline works.
   document.querySelectorAll("form[data-fragment]").forEach((form) => {
     form.addEventListener("submit", async (event) => {
@@ -22,10 +42,16 @@
         const doc = new DOMParser().parseFromString(html, "text/html");
         // An error page is a whole document: show its message, not its chrome.
         const alert = doc.querySelector("[role=alert]");
-        target.innerHTML = response.ok ? html : '<p class="alert error">' + (alert ? alert.textContent : response.statusText) + "</p>";
+        if (response.ok) {
+          // The server's own escaped fragment, moved in as nodes (never re-parsed as a string).
+          target.replaceChildren(...Array.from(doc.body.childNodes, (node) => document.adoptNode(node)));
+          enhance(target);
+        } else {
+          target.replaceChildren(errorLine(alert ? alert.textContent : response.statusText));
+        }
         history.replaceState(null, "", "/ask?q=" + encodeURIComponent(q));
       } catch (err) {
-        target.innerHTML = '<p class="alert error">The server did not answer: ' + err + "</p>";
+        target.replaceChildren(errorLine("The server did not answer: " + err));
       } finally {
         clearInterval(timer);
         if (progress) progress.hidden = true;
@@ -38,10 +64,13 @@
   function renderJob(job) {
     let box = document.querySelector('[data-job="' + job.id + '"]');
     if (!box) {
-      box = document.createElement("div");
-      box.className = "job";
+      box = el("div", "job");
       box.dataset.job = job.id;
-      box.innerHTML = '<div class="job-head"><strong></strong> <span class="badge"></span> <span class="job-message muted"></span></div><progress max="1" value="0"></progress> <span class="job-count muted small"></span><ul class="job-failures"></ul>';
+      const head = el("div", "job-head");
+      head.append(el("strong"), " ", el("span", "badge"), " ", el("span", "job-message muted"));
+      const bar = el("progress");
+      bar.max = 1; bar.value = 0;
+      box.append(head, bar, " ", el("span", "job-count muted small"), el("ul", "job-failures"));
       document.getElementById("jobs")?.prepend(box);
     }
     box.dataset.state = job.state;
@@ -60,12 +89,27 @@
       return li;
     }));
     if (job.result.report && !box.querySelector("a.report-link")) {
-      const p = document.createElement("p");
-      p.innerHTML = '<a class="report-link">Open the report</a>';
-      p.firstChild.href = job.result.report;
+      const p = el("p");
+      const link = el("a", "report-link", "Open the report");
+      link.href = job.result.report;
+      p.append(link);
       box.append(p);
     }
     return box;
+  }
+
+  async function refreshParts(selectors) {
+    const response = await fetch(location.pathname, { headers: { Accept: "text/html" } });
+    if (!response.ok) return;
+    const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    selectors.forEach((selector) => {
+      const fresh = doc.querySelector(selector);
+      const here = document.querySelector(selector);
+      if (fresh && here) {
+        here.replaceWith(document.adoptNode(fresh));
+        enhance(document.querySelector(selector));
+      }
+    });
   }
 
   async function follow(jobId) {
@@ -75,8 +119,8 @@
       if (!response.ok) return;
       renderJob(job);
       if (job.state === "done" || job.state === "failed") {
-        if (job.state === "done" && job.kind === "ingest") setTimeout(() => location.reload(), 1200);
-        if (job.state === "done" && job.kind === "eval") setTimeout(() => location.reload(), 1200);
+        // The page's own figures (document count, table, runs) are fetched again in place.
+        if (job.state === "done") refreshParts(job.kind === "ingest" ? ["#corpus-info", "#documents"] : ["#runs"]);
         return;
       }
       await new Promise((r) => setTimeout(r, 500));
@@ -95,11 +139,7 @@
         });
         const body = await response.json();
         if (!response.ok) {
-          const p = document.createElement("p");
-          p.className = "alert error";
-          p.setAttribute("role", "alert");
-          p.textContent = body.error ? body.error.message : response.statusText;
-          document.getElementById("jobs")?.prepend(p);
+          document.getElementById("jobs")?.prepend(errorLine(body.error ? body.error.message : response.statusText));
           return;
         }
         form.reset();
@@ -114,7 +154,5 @@
   // Jobs already running when the page loads.
   document.querySelectorAll('[data-job][data-state="running"], [data-job][data-state="queued"]').forEach((box) => follow(box.dataset.job));
 
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); });
-  });
+  enhance(document);
 })();
