@@ -290,6 +290,27 @@ class ChatSettings(Section):
         ],
         description="A message containing one of these (whole words) may search the web.",
     )
+    corpus_phrases: list[str] = Field(
+        default_factory=lambda: [
+            "our papers",
+            "our paper",
+            "our own papers",
+            "the lab's papers",
+            "our lab's papers",
+            "our notes",
+            "our corpus",
+            "the corpus",
+            "our documents",
+            "our library",
+            "nuestros papers",
+            "nuestros artículos",
+            "nuestros articulos",
+            "nuestras notas",
+            "el corpus",
+        ],
+        description="A message containing one of these (whole words) points at the lab's own "
+        "material: it is a corpus question even when it also holds a trigger phrase.",
+    )
     widen_on_weak_gate: bool = Field(
         False,
         description="Search without a trigger when the corpus gate is weak and the question "
@@ -346,7 +367,7 @@ class ChatSettings(Section):
         description="Added under a web answer that states a number.",
     )
 
-    @field_validator("trigger_phrases", mode="after")
+    @field_validator("trigger_phrases", "corpus_phrases", mode="after")
     @classmethod
     def _clean_phrases(cls, value: list[str]) -> list[str]:
         phrases = [" ".join(p.lower().split()) for p in value]

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
-from lastword.cli.render import render_retrieval
+from lastword.cli.render import render_retrieval, safe
 from lastword.embed import make_embedder
 from lastword.ingest import IngestReport, check_embedder_choice, ingest_paths
 from lastword.pipeline import Pipeline
@@ -167,7 +167,7 @@ def sources(index: IndexOption = None) -> None:
         table.add_column("added")
         for doc in store.documents():
             table.add_row(
-                doc.title,
+                safe(doc.title),
                 Path(doc.doc_id).name if doc.doc_id.startswith("/") else doc.doc_id,
                 "" if doc.pages is None else str(doc.pages),
                 str(doc.passages),
