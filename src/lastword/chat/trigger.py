@@ -4,8 +4,9 @@ No model decides that a message "wants current information". A phrase from the s
 matched on whole words and case-insensitively, is the only way in. A message that points at
 the lab's own material (``[chat] corpus_phrases``: "in our papers", "in the corpus", "in our
 notes", ...) is a corpus question even when it holds a trigger: "Can you look up in our papers
-how many seed sites TrustRank used?" is answered from the papers and nothing leaves. A generator that asks for a
-lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft) is detected here so the
+how many seed sites TrustRank used?" is answered from the papers and nothing leaves.
+
+A generator that asks for a lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft) is detected here so the
 assistant can refuse and log the request.
 """
 
