@@ -6,8 +6,8 @@ the lab's own material (``[chat] corpus_phrases``: "in our papers", "in the corp
 notes", ...) is a corpus question even when it holds a trigger: "Can you look up in our papers
 how many seed sites TrustRank used?" is answered from the papers and nothing leaves.
 
-A generator that asks for a lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft) is detected here so the
-assistant can refuse and log the request.
+A generator that asks for a lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft)
+is detected here so the assistant can refuse and log the request.
 """
 
 from __future__ import annotations
