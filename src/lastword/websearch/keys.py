@@ -27,7 +27,7 @@ MASTER_KEY_FILE = "master.key"
 KEYSTORE_FILE = "keys.json"
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` readable by its owner only, atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -66,7 +66,7 @@ class KeyStore:
             source = str(self.master_key_path)
         elif create:
             raw = Fernet.generate_key().decode("ascii")
-            _write_private(self.master_key_path, raw.encode("ascii"))
+            write_private(self.master_key_path, raw.encode("ascii"))
             source = str(self.master_key_path)
         else:
             return None
@@ -101,7 +101,7 @@ class KeyStore:
             "token": fernet.encrypt(key.encode("utf-8")).decode("ascii"),
             "set_at": now.isoformat(),
         }
-        _write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
+        write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
         return now
 
     def get(self, provider: str) -> SecretStr | None:
@@ -126,6 +126,25 @@ class KeyStore:
                 "set the key again"
             ) from None
 
+    def encrypt(self, secret: str) -> str:
+        """``secret`` encrypted with the master key (created if needed), for another store."""
+        return self._fernet(create=True).encrypt(secret.encode("utf-8")).decode("ascii")
+
+    def decrypt(self, token: str, what: str) -> SecretStr:
+        """A value ``encrypt`` returned; ``what`` names it in errors."""
+        from cryptography.fernet import InvalidToken
+
+        fernet = self._fernet(create=False)
+        if fernet is None:
+            raise ConfigError(
+                f"{what} is stored but the master key is missing "
+                f"({self.master_key_path} or {MASTER_KEY_ENV})"
+            )
+        try:
+            return SecretStr(fernet.decrypt(token.encode("ascii")).decode("utf-8"))
+        except (InvalidToken, ValueError):
+            raise ConfigError(f"{what} cannot be decrypted with this master key") from None
+
     def status(self) -> dict[str, datetime | None]:
         """For each provider, when its key was set (None: not set). Never the key."""
         entries = self._entries()
@@ -141,7 +160,7 @@ class KeyStore:
         if provider not in entries:
             return False
         del entries[provider]
-        _write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
+        write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
         return True
 
 
