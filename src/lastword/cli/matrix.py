@@ -183,6 +183,7 @@ def run(
     for noisy in ("nio", "peewee", "aiohttp", "httpx", "sentence_transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     with Pipeline.open(settings, index_dir(index), generator=generator) as pipeline:
+        pipeline.inspect("warm up", k=1)  # load the model before the first member waits on it
         bot_state = BotState(settings.websearch.state_dir)
         try:
             bot = MatrixBot(Assistant(settings, pipeline), settings.matrix, creds, bot_state)

@@ -101,6 +101,7 @@ class MatrixBot:
             since = self.state.next_batch(self.user_id)
             if since is None:
                 log.info("first run: history in joined rooms is not answered")
+            log.info("ready: syncing%s", " from the stored position" if since else "")
             while True:
                 try:
                     response = await self.client.sync(
