@@ -74,14 +74,14 @@ def _web_result() -> Result:
             score=0.8,
             text="snippet",
             metadata={"url": url, "source": "web"},
-        )  # fmt: skip
+        )
         for n, (t, url) in enumerate(
             [
                 ("Caffeine", "https://en.wikipedia.org/wiki/Caffeine"),
                 ("Odd <b>", 'https://www.example.org/a?b=1&c="x"'),
             ],
             start=1,
-        )  # fmt: skip
+        )
     )
     return Result(
         question="q", status=Status.ANSWERED, answer="About 5 hours [1] <i>[2]</i>.",
