@@ -83,3 +83,9 @@ def test_a_message_pointing_at_our_material_is_a_corpus_question():
     web = web_trigger("search the web for newspapers on caffeine", PHRASES, CORPUS)
     assert web is not None and web.phrase == "search the web for"  # "papers" alone is not ours
     assert points_at_corpus("what do other labs' papers say?", CORPUS) is None
+
+
+def test_matrix_user_ids_leave_no_server_name_behind():
+    text = "@lastword:lab.example.org search the web for caffeine, ask @tom:lab.org:8448 too"
+    query = outbound_query(text, find_trigger(text, PHRASES), ("Lastword",))
+    assert query == "caffeine, ask too"
