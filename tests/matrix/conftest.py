@@ -43,9 +43,7 @@ def synapse(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def accounts(synapse: Synapse) -> Accounts:
-    return Accounts(
-        *(synapse.register(name, PASSWORDS[name]) for name in ("lastword", "maria", "tom"))
-    )
+    return Accounts(*synapse.register_all(PASSWORDS))  # bot, maria, tom: dict order
 
 
 @pytest.fixture(scope="session")

@@ -95,8 +95,10 @@ class Synapse:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [self.python, "-m", "synapse.app.homeserver", "--config-path", self.config],
-                cwd=self.root, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                cwd=self.root,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -120,14 +122,35 @@ class Synapse:
         self.process = None
 
     def register(self, user: str, password: str) -> str:
-        subprocess.run(
-            [
-                self.python, "-m", "synapse._scripts.register_new_matrix_user",
-                "-u", user, "-p", password, "--no-admin", "-c", self.config, self.url,
-            ],
-            check=True, capture_output=True, timeout=60,
-        )  # fmt: skip
-        return f"@{user}:{SERVER_NAME}"
+        return self.register_all({user: password})[0]
+
+    def register_all(self, users: dict[str, str]) -> list[str]:
+        """``register_new_matrix_user`` (the shared secret) for each user, run side by side."""
+        running = [
+            subprocess.Popen(
+                [
+                    self.python,
+                    "-m",
+                    "synapse._scripts.register_new_matrix_user",
+                    "-u",
+                    user,
+                    "-p",
+                    password,
+                    "--no-admin",
+                    "-c",
+                    self.config,
+                    self.url,
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
+            for user, password in users.items()
+        ]
+        for process in running:
+            out, _ = process.communicate(timeout=120)
+            if process.returncode != 0:
+                raise RuntimeError(f"register_new_matrix_user failed: {out.decode()[-1000:]}")
+        return [f"@{user}:{SERVER_NAME}" for user in users]
 
 
 class Member:
