@@ -80,3 +80,22 @@ def test_search_log_is_created_private(tmp_path):
     for file in tmp_path.joinpath("state").iterdir():  # the database and its -wal / -shm
         assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
     json.dumps([r.query for r in log.records()])
+
+
+def test_sources_prints_a_hostile_title_without_escapes(tmp_path, minilm):
+    from lastword.cli.app import app
+    from lastword.ingest import ingest_paths
+    from lastword.settings import IngestSettings
+
+    paper = tmp_path / "paper.md"
+    paper.write_text(
+        "# Caffeine\x1b]8;;https://evil.example\x07 and [bold]sleep[/bold]\n\n"
+        "Caffeine taken six hours before bed reduced total sleep time by more than one hour.\n",
+        encoding="utf-8",
+    )
+    index = tmp_path / "index"
+    ingest_paths([paper], index, minilm, IngestSettings())
+    result = CliRunner().invoke(app, ["sources", "--index", str(index)])
+    assert result.exit_code == 0, result.output
+    assert "Caffeine" in result.stdout and "[bold]sleep[/bold]" in result.stdout
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
