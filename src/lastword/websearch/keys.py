@@ -41,6 +41,9 @@ def write_private(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+_write_private = write_private  # the old private name, kept for callers on other branches
+
+
 class KeyStore:
     """Search API keys, encrypted at rest in ``state_dir/keys.json``."""
 
