@@ -423,6 +423,27 @@ class ChatSettings(Section):
         ],
         description="A message containing one of these (whole words) may search the web.",
     )
+    corpus_phrases: list[str] = Field(
+        default_factory=lambda: [
+            "our papers",
+            "our paper",
+            "our own papers",
+            "the lab's papers",
+            "our lab's papers",
+            "our notes",
+            "our corpus",
+            "the corpus",
+            "our documents",
+            "our library",
+            "nuestros papers",
+            "nuestros artículos",
+            "nuestros articulos",
+            "nuestras notas",
+            "el corpus",
+        ],
+        description="A message containing one of these (whole words) points at the lab's own "
+        "material: it is a corpus question even when it also holds a trigger phrase.",
+    )
     widen_on_weak_gate: bool = Field(
         False,
         description="Search without a trigger when the corpus gate is weak and the question "
@@ -479,7 +500,7 @@ class ChatSettings(Section):
         description="Added under a web answer that states a number.",
     )
 
-    @field_validator("trigger_phrases", mode="after")
+    @field_validator("trigger_phrases", "corpus_phrases", mode="after")
     @classmethod
     def _clean_phrases(cls, value: list[str]) -> list[str]:
         phrases = [" ".join(p.lower().split()) for p in value]
@@ -506,6 +527,51 @@ class StateSettings(Section):
         description="Where the master key that encrypts API keys lives when LASTWORD_MASTER_KEY "
         "is not set: file (master.key in the state folder, mode 0600) or keyring (the OS "
         "keyring; pip install 'lastword[keyring]').",
+    )
+
+
+class MatrixSettings(Section):
+    """The Matrix bot run by ``lastword matrix run`` (docs/matrix.md)."""
+
+    allowed_inviters: list[str] = Field(
+        default_factory=list,
+        description="User ids whose invitations the bot accepts; shell patterns allowed "
+        '("@*:lab.example.org"). Empty: invitations are accepted into allowed rooms only.',
+    )
+    allowed_rooms: list[str] = Field(
+        default_factory=list,
+        description="Room ids or aliases the bot joins on start and whoever invites it there.",
+    )
+    default_reply_mode: Literal["mention", "all"] = Field(
+        "mention",
+        description="mention: answer messages that name the bot or reply to it; all: every "
+        "message.",
+    )
+    reply_mode: dict[str, Literal["mention", "all"]] = Field(
+        default_factory=dict,
+        description="Per room id or alias: mention or all (a room made for the bot).",
+    )
+    max_message_age_s: float = Field(
+        3600.0,
+        gt=0,
+        description="Messages older than this when the bot first sees them (sent while it "
+        "was down) are skipped, not answered.",
+    )
+    sync_timeout_s: float = Field(
+        30.0, gt=0, le=300, description="Long-poll time of one sync request."
+    )
+    retry_initial_s: float = Field(
+        1.0, gt=0, description="First wait after the homeserver fails; doubles each time."
+    )
+    retry_max_s: float = Field(60.0, gt=0, description="Longest wait between retries.")
+    reply_msgtype: Literal["m.notice", "m.text"] = Field(
+        "m.notice",
+        description="Message type of replies; m.notice is how bots keep from answering bots.",
+    )
+    encrypted_room_line: str = Field(
+        "This room is end-to-end encrypted and I can't read encrypted messages, so I won't "
+        "answer here. Invite me to an unencrypted room instead.",
+        description="Said once in an encrypted room; the bot reads nothing there.",
     )
 
 
@@ -578,6 +644,7 @@ class Settings(BaseSettings):
     refusals: RefusalSettings = Field(default_factory=RefusalSettings)
     websearch: WebSearchSettings = Field(default_factory=WebSearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    matrix: MatrixSettings = Field(default_factory=MatrixSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     state: StateSettings = Field(default_factory=StateSettings)
 

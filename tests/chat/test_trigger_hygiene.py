@@ -61,3 +61,31 @@ def test_specific_things_for_the_widening_switch():
     assert names_specific_thing('what is "lace plant" PCD')
     assert names_specific_thing("COVID-19 mortality")
     assert not names_specific_thing("does coffee help sleep")
+
+
+CORPUS = ChatSettings().corpus_phrases
+
+
+def test_a_message_pointing_at_our_material_is_a_corpus_question():
+    from lastword.chat.trigger import points_at_corpus, web_trigger
+
+    issue = "Can you look up in our papers how many seed sites TrustRank used?"
+    assert find_trigger(issue, PHRASES).phrase == "look up"  # a trigger is there...
+    assert web_trigger(issue, PHRASES, CORPUS) is None  # ...but the message is a corpus question
+    for text in (
+        "search the web for what the corpus says about BRCA1",
+        "Look it up in our notes: which buffer did we use?",
+        "google what OUR  PAPERS report on zebrafish",
+        "busca en internet en nuestros artículos la dosis",
+    ):
+        assert points_at_corpus(text, CORPUS) is not None, text
+        assert web_trigger(text, PHRASES, CORPUS) is None, text
+    web = web_trigger("search the web for newspapers on caffeine", PHRASES, CORPUS)
+    assert web is not None and web.phrase == "search the web for"  # "papers" alone is not ours
+    assert points_at_corpus("what do other labs' papers say?", CORPUS) is None
+
+
+def test_matrix_user_ids_leave_no_server_name_behind():
+    text = "@lastword:lab.example.org search the web for caffeine, ask @tom:lab.org:8448 too"
+    query = outbound_query(text, find_trigger(text, PHRASES), ("Lastword",))
+    assert query == "caffeine, ask too"

@@ -22,9 +22,10 @@ from lastword.chat.safety import screen
 from lastword.chat.sourceline import corpus_source_line, source_line, states_number
 from lastword.chat.trigger import (
     TriggerMatch,
-    find_trigger,
     lookup_request,
     names_specific_thing,
+    points_at_corpus,
+    web_trigger,
 )
 from lastword.errors import ConfigError, InputError, ProviderError
 from lastword.pipeline import Pipeline
@@ -82,7 +83,9 @@ class Assistant:
                 Status.REFUSED,
                 Mechanism.PRE_SEARCH_GATE,
             )
-        trigger = find_trigger(message.text, self.settings.chat.trigger_phrases)
+        chat = self.settings.chat
+        # A message pointing at the lab's own material is a corpus question, trigger or not.
+        trigger = web_trigger(message.text, chat.trigger_phrases, chat.corpus_phrases)
         if trigger is not None:
             return self._search(message, trigger)
         return self._corpus(message)
@@ -98,6 +101,7 @@ class Assistant:
             self.settings.chat.widen_on_weak_gate
             and result.decided_by is Mechanism.RETRIEVAL_GATE
             and names_specific_thing(question)
+            and points_at_corpus(message.text, self.settings.chat.corpus_phrases) is None
         ):
             log.info("widening: weak corpus gate on a named thing, searching instead")
             return self._search(message, None)

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from lastword.chat.trigger import TriggerMatch
 
-_MENTION = re.compile(r"(?<!\w)@[\w.-]+")
+#: @name, and whole Matrix user ids (@name:server.org:8448) so no server name is left behind
+_MENTION = re.compile(r"(?<!\w)@[\w.=/+-]+(?::[\w-]+(?:\.[\w-]+)*(?::\d+)?)?")
 _EDGE_PUNCT = " \t\n,;:-–—"
 
 

@@ -4,6 +4,10 @@ The lists live here, in code, on purpose: changing them is a code change and a r
 is no threshold, score or switch an operator can lower. Matching runs on a normalised copy of
 the message (lower case, accents removed, punctuation turned into spaces), on whole words.
 
+Matching runs on every reading ``lastword.chat.readable.readings`` gives of the message (Unicode
+folded, invisible characters removed, look-alike letters mapped, digits read as letters, spaced
+letters joined, loose spellings rewritten): a match in any reading refuses.
+
 Known limits (docs/chat.md): a paraphrase the lists do not contain passes; only English and
 Spanish are covered; some innocent messages are refused (false refusals), e.g. a question
 about the effects of pornography. Terms that are ordinary in a biomedical lab ("nude mice",
@@ -13,9 +17,12 @@ about the effects of pornography. Terms that are ordinary in a biomedical lab ("
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
+
+from lastword.chat.readable import normalise, readings
+
+__all__ = ["Category", "GateRefusal", "normalise", "screen"]
 
 
 class Category(StrEnum):
@@ -111,9 +118,12 @@ SELF_HARM_EN = (
     r"how to (?:overdose|slit my wrists?)",
     r"how many (?:pills|tablets) (?:to|would|will|does it take to) (?:die|kill)",
     r"lethal dose (?:to|for) (?:die|dying|kill myself|suicide)",
+    # first-person intent with a method verb, however it is spelled ("kill my self")
+    r"(?:kill|killing|hang|hanging|poison|poisoning|shoot|shooting|drown|drowning) myself",
 )
 SELF_HARM_ES = (
     r"como (?:suicidarme|suicidarse|matarme|ahorcarme|envenenarme|quitarme la vida)",
+    r"(?:quiero|voy a|debo|puedo) (?:suicidarme|matarme|ahorcarme|quitarme la vida)",
     r"(?:formas?|maneras?|metodos?) (?:de|para) (?:suicidarme|suicidarse|matarme|"
     r"quitarme la vida|suicidio)",
     r"(?:cortarme|cortarse) las venas",
@@ -127,8 +137,10 @@ SELF_HARM_ES = (
 # Violent extremism: attack instructions, recruitment, propaganda.
 _GROUPS = r"(?:isis|isil|daesh|al qaeda|al qaida|the islamic state|islamic state|estado islamico)"
 VIOLENT_EXTREMISM_EN = (
-    r"(?:how to|ways to|instructions to|guide to) (?:make|build|assemble) "
-    r"(?:a |an )?(?:pipe )?(?:bomb|ied|explosive device|suicide vest)s?",
+    r"(?:how to|ways to|instructions to|guide to|how (?:do|can|could|would|should) "
+    r"(?:i|you|we|one|someone)) (?:make|build|assemble|construct|create) "
+    r"(?:a |an )?(?:homemade |home made |pipe |nail )?"
+    r"(?:bomb|ied|explosive device|suicide vest)s?(?! calorimet)",
     r"bomb ?making",
     r"pipe bombs?",
     r"(?:make|making|build|building) (?:homemade )?explosives",
@@ -143,8 +155,9 @@ VIOLENT_EXTREMISM_EN = (
     r"race war now",
 )
 VIOLENT_EXTREMISM_ES = (
-    r"como (?:hacer|fabricar|construir|armar) (?:una |un )?(?:bomba|explosivo|artefacto "
-    r"explosivo|chaleco bomba)s?(?! de insulina)",
+    r"como (?:hacer|fabricar|construir|armar|se hace|se fabrica|se construye|se arma|hago|"
+    r"fabrico|construyo|armo|puedo hacer|puedo fabricar) (?:una |un )?(?:bomba|explosivo|"
+    r"artefacto explosivo|chaleco bomba)s?(?! de insulina)(?! calorimetrica)",
     r"fabricar explosivos",
     rf"(?:unirme|unirse) (?:al |a )?{_GROUPS}",
     rf"propaganda (?:yihadista|terrorista|del {_GROUPS}|de {_GROUPS})",
@@ -172,17 +185,16 @@ class GateRefusal:
     matched: str  # the normalised words that matched, for the log (never sent anywhere)
 
 
-def normalise(text: str) -> str:
-    """Lower case, accents removed, punctuation to spaces (apostrophes kept), one space."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    plain = re.sub(r"[^\w']+", " ", plain).replace("_", " ")
-    return " ".join(plain.split())
-
-
 def screen(text: str) -> GateRefusal | None:
     """The category ``text`` falls in, or None when it may proceed."""
-    norm = normalise(text)
+    for norm in readings(text):
+        refusal = _screen_reading(norm)
+        if refusal is not None:
+            return refusal
+    return None
+
+
+def _screen_reading(norm: str) -> GateRefusal | None:
     if hit := _MINORS.search(norm):
         return GateRefusal(Category.SEXUAL_MINORS, hit.group(0))
     explicit = _EXPLICIT.search(norm)

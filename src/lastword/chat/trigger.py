@@ -1,9 +1,13 @@
 """The deterministic trigger: the web path runs only when a member's words ask for it.
 
 No model decides that a message "wants current information". A phrase from the settings list,
-matched on whole words and case-insensitively, is the only way in. A generator that asks for a
-lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft) is detected here so the
-assistant can refuse and log the request.
+matched on whole words and case-insensitively, is the only way in. A message that points at
+the lab's own material (``[chat] corpus_phrases``: "in our papers", "in the corpus", "in our
+notes", ...) is a corpus question even when it holds a trigger: "Can you look up in our papers
+how many seed sites TrustRank used?" is answered from the papers and nothing leaves.
+
+A generator that asks for a lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft)
+is detected here so the assistant can refuse and log the request.
 """
 
 from __future__ import annotations
@@ -40,6 +44,24 @@ def find_trigger(text: str, phrases: Sequence[str]) -> TriggerMatch | None:
         ):
             best = candidate
     return best
+
+
+def points_at_corpus(text: str, phrases: Sequence[str]) -> str | None:
+    """The first corpus phrase ``text`` contains ("our papers"), or None."""
+    for phrase in phrases:
+        if _phrase_pattern(phrase).search(text):
+            return phrase
+    return None
+
+
+def web_trigger(
+    text: str, triggers: Sequence[str], corpus_phrases: Sequence[str]
+) -> TriggerMatch | None:
+    """The trigger that sends ``text`` to the web, or None: no trigger, or a corpus question."""
+    trigger = find_trigger(text, triggers)
+    if trigger is None or points_at_corpus(text, corpus_phrases) is not None:
+        return None
+    return trigger
 
 
 #: How a model's draft asks for a search nobody triggered (a tool-style line).

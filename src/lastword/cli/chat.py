@@ -17,6 +17,7 @@ import typer
 from lastword.chat.assistant import Assistant
 from lastword.chat.reply import Message
 from lastword.cli.app import console, err_console, index_dir, state
+from lastword.cli.render import printable, safe
 from lastword.errors import InputError
 from lastword.pipeline import Pipeline
 from lastword.websearch.keys import PROVIDERS, KeyStore
@@ -78,8 +79,11 @@ def chat(
                 sys.stdout.write(json.dumps(reply.record(), ensure_ascii=False) + "\n")
                 sys.stdout.flush()
             else:
-                prefix = f"[bold]{name}>[/] " if interactive else ""
-                console.print(prefix + reply.render(), markup=interactive, soft_wrap=True)
+                # The reply holds untrusted text (papers, search previews): no escapes reach
+                # the terminal and no markup in it is interpreted.
+                shown = safe(reply.render()) if interactive else printable(reply.render())
+                prefix = f"[bold]{safe(name)}>[/] " if interactive else ""
+                console.print(prefix + shown, markup=interactive, soft_wrap=True)
                 if not interactive:
                     console.print()
 

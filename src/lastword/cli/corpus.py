@@ -19,7 +19,7 @@ from rich.table import Table
 
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
-from lastword.cli.render import render_retrieval
+from lastword.cli.render import render_retrieval, safe
 from lastword.embed.for_index import embedder_for_index
 from lastword.ingest import IngestReport, index_embedder, ingest_paths
 from lastword.pipeline import Pipeline
@@ -176,8 +176,8 @@ def sources(index: IndexOption = None) -> None:
         table.add_column("added")
         for doc in store.documents():
             table.add_row(
-                doc.title,
-                str(doc.metadata.get("path") or doc.doc_id),
+                safe(doc.title),
+                safe(str(doc.metadata.get("path") or doc.doc_id)),
                 "" if doc.pages is None else str(doc.pages),
                 str(doc.passages),
                 doc.added_at[:10],

@@ -91,8 +91,9 @@ def run_command(
                 pipeline, loaded, settings, out, index_path=target, resume=resume, on_item=advance
             )
     from lastword.evaluate.registry import record_run
+    from lastword.statedir import state_dir
 
-    record_run(settings.websearch.state_dir, out)  # the web Evaluation page lists it too
+    record_run(state_dir(settings), out)  # the web Evaluation page lists it too
     _print_run_summary(document, out)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
@@ -21,6 +23,21 @@ STATUS_STYLE = {
 }
 
 
+#: C0/C1 controls (ESC starts terminal escape sequences) except tab and newline, DEL, and the
+#: bidirectional overrides that reorder what a terminal shows
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+
+
+def printable(text: str) -> str:
+    """Untrusted text (papers, snippets, answers) safe to print: control characters removed."""
+    return _UNPRINTABLE.sub("", text)
+
+
+def safe(text: str) -> str:
+    """``printable`` and escaped for rich markup: shows exactly the characters, styles none."""
+    return escape(printable(text))
+
+
 def _where(title: str, page: int | None) -> str:
     return f"{title}, p. {page}" if page is not None else title
 
@@ -37,7 +54,7 @@ def passages_table(result: Result, cited: set[int] | None = None, preview: int =
         source = _where(p.title, p.page) + (f" · {p.kind}" if p.kind != "body" else "")
         if p.flags:
             source += f" · {len(p.flags)} flagged instruction(s)"
-        table.add_row(marker, f"{p.score:.3f}", escape(source), escape(text))
+        table.add_row(marker, f"{p.score:.3f}", safe(source), safe(text))
     return table
 
 
@@ -64,33 +81,33 @@ def timings_line(result: Result) -> str:
 
 
 def render_retrieval(result: Result, thresholds: Thresholds) -> None:
-    console.print(Text(result.question, style="bold"))
+    console.print(Text(printable(result.question), style="bold"))
     console.print(band_line(result))
     console.print(passages_table(result))
     console.print(f"[dim]{timings_line(result)}[/]")
 
 
 def render_answer(result: Result) -> None:
-    console.print(Text(result.question, style="bold"))
+    console.print(Text(printable(result.question), style="bold"))
     status = Text(f" {result.status.value} ", style=STATUS_STYLE[result.status] + " reverse")
     if result.decided_by is not None:
         status.append(f"  decided by {result.decided_by.value}")
     console.print(status)
     if result.status is Status.ANSWERED and result.answer:
-        console.print(Panel(escape(result.answer), title="answer", border_style="green"))
+        console.print(Panel(safe(result.answer), title="answer", border_style="green"))
     elif result.refusal is not None:
-        console.print(Panel(escape(result.refusal.message), title="refusal", border_style="yellow"))
+        console.print(Panel(safe(result.refusal.message), title="refusal", border_style="yellow"))
     elif result.error:
-        console.print(Panel(escape(result.error), title=result.status.value, border_style="red"))
+        console.print(Panel(safe(result.error), title=result.status.value, border_style="red"))
     console.print(band_line(result))
     if result.passages:
         title = "passages" if result.status is Status.ANSWERED else "closest passages (not cited)"
         console.print(f"[bold]{title}[/]")
         console.print(passages_table(result, cited=set(result.citations) or None))
     for phantom in result.phantoms:
-        console.print(f"[red]phantom[/] {phantom.marker} ({phantom.reason})")
+        console.print(f"[red]phantom[/] {safe(phantom.marker)} ({phantom.reason})")
     for dropped in result.dropped:
-        console.print(f"[yellow]dropped[/] ({dropped.reason}) [dim]{escape(dropped.text)}[/]")
+        console.print(f"[yellow]dropped[/] ({dropped.reason}) [dim]{safe(dropped.text)}[/]")
     if result.usage is not None:
         cost = f", ~${result.usage.cost_usd:.4f}" if result.usage.cost_usd is not None else ""
         tokens = f"{result.usage.input_tokens} in / {result.usage.output_tokens} out tokens"

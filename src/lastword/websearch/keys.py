@@ -37,7 +37,7 @@ KEYSTORE_FILE = "keys.json"
 KEYRING_SERVICE = "lastword"
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` readable by its owner only, atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -119,7 +119,7 @@ class KeyStore:
             except keyring.errors.KeyringError as exc:
                 raise ConfigError(f"the OS keyring cannot store the master key: {exc}") from None
         else:
-            _write_private(self.master_key_path, raw.encode("ascii"))
+            write_private(self.master_key_path, raw.encode("ascii"))
         return raw
 
     def _fernet(self, create: bool):  # -> cryptography.fernet.Fernet | None
@@ -187,7 +187,7 @@ class KeyStore:
             "token": fernet.encrypt(key.encode("utf-8")).decode("ascii"),
             "set_at": now.isoformat(),
         }
-        _write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
+        write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
         return now
 
     def get(self, provider: str) -> SecretStr | None:
@@ -212,6 +212,24 @@ class KeyStore:
                 f"{self.master_key_source}; give the one it was stored under, or set it again"
             ) from None
 
+    def encrypt(self, secret: str) -> str:
+        """``secret`` encrypted with the master key (created if needed), for another store."""
+        return self._fernet(create=True).encrypt(secret.encode("utf-8")).decode("ascii")
+
+    def decrypt(self, token: str, what: str) -> SecretStr:
+        """A value ``encrypt`` returned; ``what`` names it in errors."""
+        from cryptography.fernet import InvalidToken
+
+        fernet = self._fernet(create=False)
+        if fernet is None:
+            raise ConfigError(
+                f"{what} is stored but no master key was found (looked in {self.master_key_source})"
+            )
+        try:
+            return SecretStr(fernet.decrypt(token.encode("ascii")).decode("utf-8"))
+        except (InvalidToken, ValueError):
+            raise ConfigError(f"{what} cannot be decrypted with this master key") from None
+
     def status(self) -> dict[str, datetime | None]:
         """For each provider, when its key was set (None: not set). Never the key."""
         entries = self._entries()
@@ -227,7 +245,7 @@ class KeyStore:
         if provider not in entries:
             return False
         del entries[provider]
-        _write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
+        write_private(self.path, json.dumps(entries, indent=2).encode("utf-8"))
         return True
 
 

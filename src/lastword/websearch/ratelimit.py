@@ -8,6 +8,7 @@ two processes sharing the file cannot both take the last slot.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -78,6 +79,10 @@ class SearchLog:
         self.limits = limits or Limits()
         self._clock = clock
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Member and chat ids and queries: readable by the owner only. SQLite gives its -wal and
+        # -shm files the database file's permissions.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(self.path, 0o600)
         with self._connect() as conn:
             conn.executescript(_SCHEMA)
 

@@ -1,0 +1,143 @@
+"""Matrix events in, Matrix message content out: the pure half of the Matrix adapter.
+
+No SDK here: events are the client-server API's JSON objects (``event["content"]`` etc.), so
+everything the bot decides about a message is tested without a homeserver.
+
+Which messages are read: ``m.room.message`` events of msgtype ``m.text`` from someone else.
+Notices (``m.notice``, what bots send), edits (``rel_type: m.replace``), other msgtypes and the
+bot's own messages are ignored. A message is addressed to the bot when it mentions the bot
+(``m.mentions``, the user id, or the display name as a whole word), replies to one of the
+bot's messages, or arrives in a room whose reply mode is ``all``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from lastword.chat.reply import Reply
+from lastword.chat.sourceline import PREFIX, _domain, _safe_link, cited_results
+
+HTML_FORMAT = "org.matrix.custom.html"
+_USER_ID = re.compile(r"@[A-Za-z0-9._=/+-]+:[A-Za-z0-9.-]+(?::\d+)?")
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def ignore_reason(event: dict[str, Any], bot_user_id: str) -> str | None:
+    """Why the bot does not read ``event``, or None when it is a member's text message."""
+    if event.get("type") != "m.room.message":
+        return "not a message"
+    if event.get("sender") == bot_user_id:
+        return "own message"
+    content = event.get("content") or {}
+    relates = content.get("m.relates_to") or {}
+    if relates.get("rel_type") == "m.replace" or "m.new_content" in content:
+        return "edit"
+    msgtype = content.get("msgtype")
+    if msgtype == "m.notice":
+        return "notice (bots send notices)"
+    if msgtype != "m.text" or not isinstance(content.get("body"), str):
+        return f"msgtype {msgtype}"
+    return None
+
+
+def replied_to(content: dict[str, Any]) -> str | None:
+    """The event id ``content`` replies to, if any."""
+    relates = content.get("m.relates_to") or {}
+    reply = relates.get("m.in_reply_to") or {}
+    event_id = reply.get("event_id")
+    return event_id if isinstance(event_id, str) else None
+
+
+def strip_reply_fallback(body: str) -> str:
+    """A reply's body without the quoted ``> <@user> ...`` lines older clients put first."""
+    lines = body.split("\n")
+    if not lines or not lines[0].startswith("> "):
+        return body
+    while lines and lines[0].startswith(">"):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+def is_addressed(
+    content: dict[str, Any],
+    bot_user_id: str,
+    names: Iterable[str],
+    bot_event_ids: Collection[str],
+    mode: str,
+) -> bool:
+    """Whether a member's message is for the bot (see the module docstring)."""
+    if mode == "all":
+        return True
+    mentions = content.get("m.mentions") or {}
+    if bot_user_id in (mentions.get("user_ids") or []):
+        return True
+    parent = replied_to(content)
+    if parent is not None and parent in bot_event_ids:
+        return True
+    body = strip_reply_fallback(str(content.get("body") or ""))
+    formatted = str(content.get("formatted_body") or "")
+    if bot_user_id.casefold() in body.casefold() or f"/#/{bot_user_id}" in formatted:
+        return True
+    localpart = bot_user_id[1:].split(":", 1)[0]
+    for name in {*names, localpart}:
+        if name.strip() and re.search(rf"(?<![\w@]){re.escape(name.strip())}(?!\w)", body, re.I):
+            return True
+    return False
+
+
+def message_text(content: dict[str, Any]) -> str:
+    """What the member wrote: the body without a reply quote and without Matrix user ids.
+
+    User ids name people and servers; they never reach the assistant (nor a search provider).
+    """
+    body = strip_reply_fallback(str(content.get("body") or ""))
+    return re.sub(r"[ \t]{2,}", " ", _USER_ID.sub(" ", body)).strip()
+
+
+def _html_text(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def formatted_source_line(reply: Reply) -> str | None:
+    """The source line as HTML: web results as real links (number as link text, domain beside
+    it); the corpus line (paper and page) as text."""
+    if reply.source_line is None:
+        return None
+    if reply.outbound_query is None:
+        return _html_text(reply.source_line)
+    parts = []
+    for passage in cited_results(reply.result, reply.result.declared):
+        url = str(passage.metadata["url"])
+        link = html.escape(_safe_link(url) or "", quote=True)
+        parts.append(f'{html.escape(_domain(url))} <a href="{link}">{passage.n}</a>')
+    if not parts:
+        return _html_text(reply.source_line)
+    return f"{html.escape(PREFIX)} {', '.join(parts)}"
+
+
+def reply_content(
+    reply: Reply, in_reply_to: str, member_id: str, msgtype: str = "m.notice"
+) -> dict[str, Any]:
+    """The ``m.room.message`` content of a reply: plain ``body``, HTML ``formatted_body``, a
+    Matrix reply relation to the member's message, and a mention of the member only."""
+    parts = [_html_text(reply.text)]
+    if reply.warning:
+        parts.append(_html_text(reply.warning))
+    line = formatted_source_line(reply)
+    if line:
+        parts.append(line)
+    return {
+        "msgtype": msgtype,
+        "body": reply.render(),
+        "format": HTML_FORMAT,
+        "formatted_body": "<br><br>".join(parts),
+        "m.relates_to": {"m.in_reply_to": {"event_id": in_reply_to}},
+        "m.mentions": {"user_ids": [member_id]},
+    }
+
+
+def notice_content(text: str, msgtype: str = "m.notice") -> dict[str, Any]:
+    return {"msgtype": msgtype, "body": text, "m.mentions": {}}
