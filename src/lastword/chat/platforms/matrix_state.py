@@ -1,4 +1,4 @@
-"""What the Matrix bot keeps between runs, in the state folder (``[state]``, ``lastword/statedir.py``).
+"""What the Matrix bot keeps between runs, in the one state folder (``lastword/statedir.py``).
 
 * ``matrix.json``: homeserver, user id, when it logged in, and the access token and device id
   encrypted with the same master key as the search keys (``websearch.keys``). Never printed.
