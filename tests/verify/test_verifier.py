@@ -1,12 +1,14 @@
-"""The verifier end to end, with the real MiniLM embedder and real PubMedQA passages.
+"""The verifier end to end, with the real MiniLM embedder and eight real-length passages.
 
-Eight passages, numbered as retrieval would number them:
-  1, 2  lace plant programmed cell death (PMID 21645374)
-  3     tranexamic acid and desmopressin, with the doses (PMID 11882828)
+The passages ship with the tests (``data/passages.json``, written for them on the topics of
+eight PubMedQA abstracts), so these tests run on a fresh clone without ../shared. Numbered as
+retrieval would number them:
+  1, 2  lace plant programmed cell death
+  3     tranexamic acid and desmopressin, with the doses
   4-6   reading after hemispherectomy; the source's own reference numbers [33], [1], [26], [2],
-        [3] are in the text (PMID 25819796)
-  7     alcohol cues in rats, naltrexone (PMID 12684740)
-  8     intubation in a helicopter (PMID 10135926)
+        [3] are in the text
+  7     alcohol cues in rats, naltrexone
+  8     intubation in a helicopter
 """
 
 from __future__ import annotations
@@ -32,32 +34,23 @@ from lastword.verify import (
     verify_draft,
 )
 
-SOURCES = [
-    ("21645374", 0),
-    ("21645374", 1),
-    ("11882828", 1),
-    ("25819796", 0),
-    ("25819796", 1),
-    ("25819796", 2),
-    ("12684740", 2),
-    ("10135926", 3),
-]
+PASSAGES_FILE = Path(__file__).parent / "data" / "passages.json"
 
 
 @pytest.fixture(scope="module")
-def passages(datasets_dir: Path) -> tuple[RetrievedPassage, ...]:
-    data = json.loads((datasets_dir / "pubmedqa" / "ori_pqal.json").read_text())
+def passages() -> tuple[RetrievedPassage, ...]:
+    data = json.loads(PASSAGES_FILE.read_text(encoding="utf-8"))
     return tuple(
         RetrievedPassage(
             n=n,
             passage_id=n,
-            doc_id=pid,
-            title=data[pid]["QUESTION"],
+            doc_id=p["doc_id"],
+            title=p["title"],
             page=None,
             score=0.5,
-            text=data[pid]["CONTEXTS"][i],
+            text=p["text"],
         )
-        for n, (pid, i) in enumerate(SOURCES, start=1)
+        for n, p in enumerate(data["passages"], start=1)
     )
 
 

@@ -90,6 +90,12 @@ def matrix_damage(
             return f"the matrix has {matrix.shape[0]} rows; the database has {count} passages"
         if ids.shape != (count,) or ids.dtype != np.int64:
             return f"the row ids are {ids.shape} {ids.dtype}, not ({count},) int64"
+        digest = None if full else stored_checksum(checksum_value, generation)
+        if digest is not None:
+            # The checksum covers the row ids and every row, as written from this generation.
+            if matrix_checksum(matrix, ids) != digest:
+                return "the matrix does not match the checksum stored when it was written"
+            return None
         expected_ids = np.fromiter(
             (row[0] for row in conn.execute("SELECT id FROM passages ORDER BY id")),
             dtype=np.int64,
@@ -99,12 +105,7 @@ def matrix_damage(
             return "the row ids do not match the database's passages"
         if full:
             rows = range(count)
-        else:
-            digest = stored_checksum(checksum_value, generation)
-            if digest is not None:
-                if matrix_checksum(matrix, ids) != digest:
-                    return "the matrix does not match the checksum stored when it was written"
-                return None
+        else:  # no checksum for this generation (an index written before checksums): a sample
             rows = sorted(set(np.linspace(0, count - 1, min(count, SAMPLE_ROWS), dtype=int)))
         for row in rows:
             blob = conn.execute(
