@@ -158,6 +158,8 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
     angle = raw.FPDFText_GetCharAngle(handle, first)  # type: ignore[attr-defined]
     rotated = abs(angle) > 0.1 and abs(angle - 6.2832) > 0.1
     text = _SPACE.sub(" ", _superscripted(chars, size)).strip()
+    # pair up UTF-16 surrogates PDFium gives one per index; a lone one becomes U+FFFD
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return Line(
         text=text,
         x0=min(c[1] for c in visible),
