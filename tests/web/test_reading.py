@@ -52,6 +52,7 @@ def test_sentences_that_address_a_model_are_flagged():
 def test_page_labels_file_links_and_names_never_show_server_paths():
     assert page_label(_passage(1, "x", metadata={"page_label": "iv"})) == "iv"
     assert page_label(_passage(1, "x", metadata={"page_label": "3"})) is None  # same as PDF
+    assert page_label(_passage(1, "x", metadata={"page_labels": {"3": "1207"}})) == "1207"
     assert display_name("/srv/papers/a/b.pdf", "/srv/papers/a/b.pdf") == "b.pdf"
     assert display_name("abc123", "/srv/papers/a/b.pdf", {"relative_path": "a/b.pdf"}) == "a/b.pdf"
     assert display_name("abc123", "/srv/x.pdf", {"relative_path": "/srv/x.pdf"}) == "x.pdf"

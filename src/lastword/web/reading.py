@@ -147,9 +147,15 @@ def segments(
 
 
 def page_label(passage: RetrievedPassage) -> str | None:
-    """The page number printed on the page, when ingest recorded one and it is not the PDF's."""
+    """The page number printed on the page, when ingest recorded one (``page_label`` on the
+    passage, or the document's ``page_labels`` by PDF page) and it is not the PDF's."""
+    if passage.page is None:
+        return None
+    labels = passage.metadata.get("page_labels")  # the document's: {"6": "iv", ...}
     label = getattr(passage, "page_label", None) or passage.metadata.get("page_label")
-    if label is None or passage.page is None:
+    if label is None and isinstance(labels, dict):
+        label = labels.get(str(passage.page))
+    if label is None:
         return None
     label = str(label).strip()
     return label if label and label != str(passage.page) else None
