@@ -49,12 +49,33 @@ def scifact_index(data: Path = DATASETS / "scifact", cache: Path = CACHE) -> Pat
     return build("scifact", (scifact_record(r) for r in jsonl(data / "corpus.jsonl")), cache)
 
 
+def scifact_subset_index(
+    size: int, data: Path = DATASETS / "scifact", cache: Path = CACHE, seed: int = 0
+) -> Path:
+    """SciFact with fewer abstracts: every one a dev claim cites, then random others to ``size``.
+
+    For a machine too busy to embed all 5,183 abstracts: dense and hybrid compared on the dev
+    claims over a smaller haystack (not the BEIR protocol; the numbers run higher).
+    """
+    import random
+
+    corpus = jsonl(data / "corpus.jsonl")
+    cited = {str(d) for c in jsonl(data / "claims_dev.jsonl") for d in c["cited_doc_ids"]}
+    others = [r for r in corpus if str(r["doc_id"]) not in cited]
+    random.Random(seed).shuffle(others)
+    chosen = [r for r in corpus if str(r["doc_id"]) in cited] + others[: max(0, size - len(cited))]
+    return build(f"scifact-{size}", (scifact_record(r) for r in chosen), cache)
+
+
 def pubmedqa_index(data: Path = DATASETS / "pubmedqa", cache: Path = CACHE) -> Path:
     records, _ = load_pubmedqa(data)
     return build("pubmedqa", (pubmedqa_record(p, r) for p, r in records.items()), cache)
 
 
 if __name__ == "__main__":
-    for index in (pubmedqa_index(), scifact_index()):
+    import sys
+
+    subset = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    for index in (pubmedqa_index(), scifact_subset_index(subset) if subset else scifact_index()):
         with LocalStore.open(index) as store:
             print(index, store.info())

@@ -15,6 +15,11 @@ Thresholds are chosen on the dev half (weak: false accepts <= --weak-far; strong
 and the test half is scored at them, untouched by any choice.
 
     .venv/bin/python bench/gate_calibration_pubmedqa.py [--index DIR] [--data DIR]
+        [--mode hybrid|dense|lexical] [--rows FILE]
+
+``--mode`` is the retrieval the gate sees (default: the settings' ``[retrieve] mode``): a gate
+must be calibrated on the ranking it actually sees. ``--rows`` keeps every retrieval's signals
+in a JSON file, read back instead of retrieving again when it exists.
 """
 
 from __future__ import annotations
@@ -55,8 +60,11 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
 
 
-def probing(settings: Settings) -> Settings:
+def probing(settings: Settings, mode: str | None = None) -> Settings:
     """The settings with a MiniLM gate model that weighs every signal, so every one is computed."""
+    if mode:
+        retrieve = settings.retrieve.model_copy(update={"mode": mode})
+        settings = settings.model_copy(update={"retrieve": retrieve})
     probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
     thresholds = {
         **settings.gate.thresholds,
@@ -94,6 +102,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "pubmedqa")
     parser.add_argument("--index", type=Path, help="An index of the PubMedQA corpus to reuse.")
+    parser.add_argument("--mode", choices=("hybrid", "dense", "lexical"))
+    parser.add_argument("--rows", type=Path, help="Signals of every retrieval, kept (JSON).")
     parser.add_argument("--weak-far", type=float, default=0.02)
     parser.add_argument("--strong-far", type=float, default=0.005)
     args = parser.parse_args()
@@ -101,6 +111,12 @@ def main() -> int:
     dev = [(p, r["QUESTION"]) for p, r in records.items() if p not in test_ids]
     test = [(p, r["QUESTION"]) for p, r in records.items() if p in test_ids]
 
+    if args.rows and args.rows.exists():
+        saved = json.loads(args.rows.read_text())
+        dev_rows = [(s, a) for s, a in saved["dev"]]
+        test_rows = [(s, a) for s, a in saved["test"]]
+        print(f"signals read from {args.rows} (mode {saved['mode']})")
+        return evaluate(args, dev_rows, test_rows)
     with tempfile.TemporaryDirectory(prefix="lastword-gate-") as scratch:
         index = args.index
         if index is None:
@@ -111,10 +127,19 @@ def main() -> int:
             index = Path(scratch) / "index"
             ingest_paths([corpus], index, MiniLMEmbedder(), IngestSettings())
         started = time.perf_counter()
-        with Pipeline.open(probing(load_settings()), index) as pipeline:
+        settings = probing(load_settings(), args.mode)
+        with Pipeline.open(settings, index) as pipeline:
             dev_rows, test_rows = signals(pipeline, dev), signals(pipeline, test)
         seconds = time.perf_counter() - started
-    print(f"{len(dev_rows) + len(test_rows)} retrievals with every signal in {seconds:.1f}s")
+    mode = settings.retrieve.mode
+    count = len(dev_rows) + len(test_rows)
+    print(f"{count} retrievals ({mode}) with every signal in {seconds:.1f}s")
+    if args.rows:
+        args.rows.write_text(json.dumps({"mode": mode, "dev": dev_rows, "test": test_rows}))
+    return evaluate(args, dev_rows, test_rows)
+
+
+def evaluate(args: argparse.Namespace, dev_rows: list, test_rows: list) -> int:
 
     gates: dict[str, tuple[str, ...]] = {
         "cosine": ("top",),

@@ -153,3 +153,44 @@ def test_titles_needs_an_index_with_titles(cli, demo_index: Path, tmp_path: Path
     with pytest.raises(InputError, match="titles reads --index"):
         cli("dataset", "titles", "--data", str(tmp_path), "--out", str(tmp_path))
     assert not (tmp_path / "evalset.jsonl").exists()
+
+
+def test_eval_retrieval_command_on_the_demo_index(cli, demo_index: Path, tmp_path: Path):
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(
+        json.dumps({"_id": "statins", "text": "Do statins cause muscle pain?"})
+        + "\n"
+        + json.dumps({"_id": "sleep", "text": "Does aerobic exercise help insomnia?"})
+        + "\n"
+    )
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text(
+        "query-id\tcorpus-id\tscore\n"
+        "statins\tstatins-muscle-symptoms.md\t1\n"
+        "sleep\texercise-sleep-quality\t1\n"
+        "sleep\tnot-in-this-index\t1\n"
+    )
+    out = tmp_path / "scores.json"
+    for mode in ("dense", "lexical", "hybrid"):
+        result = cli(
+            "retrieval",
+            str(qrels),
+            "--queries",
+            str(queries),
+            "--index",
+            str(demo_index),
+            "--mode",
+            mode,
+            "--out",
+            str(out),
+        )
+        assert result.exit_code == 0, result.output
+        scores = json.loads(out.read_text())
+        assert scores["mode"] == mode and scores["unknown_documents"] == 1
+        assert scores["scores"]["mrr"] == 1.0  # both papers ranked first
+        assert scores["scores"]["recall@10"] == pytest.approx(0.75)  # the missing one is a miss
+    assert "1 judged document(s) are not in the index" in result.output
+    from lastword.errors import InputError
+
+    with pytest.raises(InputError, match="cannot read the relevance file"):
+        cli("retrieval", str(tmp_path / "nope.tsv"), "--queries", str(queries))
