@@ -84,6 +84,8 @@ def read_page(pdf_page: object, number: int) -> Page:
         handle = textpage.raw
         count = raw.FPDFText_CountChars(handle)
         text = textpage.get_text_range(0, count) if count > 0 else ""
+        if len(text) != count:  # characters outside the BMP: one code point per index
+            text = "".join(chr(raw.FPDFText_GetUnicode(handle, i) or 0xFFFD) for i in range(count))
         width, height = pdf_page.get_size()  # type: ignore[attr-defined]
         if pdf_page.get_rotation() in (90, 270):  # type: ignore[attr-defined]
             width, height = height, width
@@ -156,6 +158,8 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
     angle = raw.FPDFText_GetCharAngle(handle, first)  # type: ignore[attr-defined]
     rotated = abs(angle) > 0.1 and abs(angle - 6.2832) > 0.1
     text = _SPACE.sub(" ", _superscripted(chars, size)).strip()
+    # pair up UTF-16 surrogates PDFium gives one per index; a lone one becomes U+FFFD
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return Line(
         text=text,
         x0=min(c[1] for c in visible),

@@ -199,33 +199,58 @@ def group_blocks(lines: Sequence[Line], size: float, rotated_page: bool) -> list
     return blocks
 
 
+_LABELS = {
+    "researcharticle",
+    "casereport",
+    "reviewarticle",
+    "review",
+    "originalarticle",
+    "originalresearch",
+    "openaccess",
+    "article",
+    "research",
+    "editorial",
+    "shortcommunication",
+    "clinicalstudy",
+    "minireview",
+    "perspective",
+    "letter",
+}
+
+
+def _is_label(text: str) -> bool:
+    return letters(text) in _LABELS or letters(text).removesuffix("openaccess") in _LABELS
+
+
 def mark_title(first_page: Sequence[Line], height: float, size: float) -> list[Line]:
-    """The title: the largest text in the upper part of the first page (two or more words)."""
-    candidates = [
-        line
-        for line in first_page
-        if not line.furniture
-        and not line.rotated
-        and line.top >= 0.35 * height
-        and sum(c.isalpha() for c in line.text) >= 3
-    ]
-    if not candidates:
-        return []
-    sized = [c for c in candidates if c.words >= 2 and not _FRONT.search(c.text)]
+    """The title: the largest text in the upper part of the first page (three or more words),
+    with the lines just under it that are nearly as large ("Research Article" labels aside)."""
+    candidates = sorted(
+        (
+            line
+            for line in first_page
+            if not line.furniture
+            and not line.rotated
+            and line.top >= 0.35 * height
+            and not _is_label(line.text)
+            and not _FRONT.search(line.text)
+        ),
+        key=lambda c: -c.top,
+    )
+    sized = [c for c in candidates if len(re.findall(r"[A-Za-z]{3,}", c.text)) >= 2]
     if not sized:
         return []
     biggest = max(c.size for c in sized)
     if size and biggest < 1.15 * size:
         return []
-    chosen = [c for c in candidates if abs(c.size - biggest) <= 0.6]
-    # Only the first contiguous run of such lines, top-down.
-    chosen.sort(key=lambda c: -c.top)
-    run = [chosen[0]]
-    for line in chosen[1:]:
-        if run[-1].bottom - line.top <= 1.2 * biggest:
-            run.append(line)
-        else:
+    start = next(c for c in sized if c.size >= 0.95 * biggest)
+    run = [start]
+    for line in candidates[candidates.index(start) + 1 :]:
+        if line.x1 < start.x0 or line.x0 > start.x1:
+            continue  # beside the title (a margin label), not under it
+        if line.size < 0.7 * biggest or run[-1].bottom - line.top > 0.8 * biggest:
             break
+        run.append(line)
     return run
 
 

@@ -30,8 +30,8 @@ from lastword.ingest.structure import (
     reference_entries,
 )
 
-#: fewer printable characters than this per page on average: treated as image-only
-MIN_CHARS_PER_PAGE = 20
+#: no page with at least this many printable characters: treated as image-only
+MIN_CHARS_PER_PAGE = 8
 _BAD_TITLE = re.compile(
     r"(^microsoft (word|powerpoint)|\.(dvi|docx?|pdf|tex|ps|indd|rtf)\b|^presentation\d*$|"
     r"^untitled|^[0-9a-f]{16,}$|^[\W\d_]*$|^doi:|^(title|document)\d*$)",
@@ -92,7 +92,7 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
     if not pages:
         raise IngestError("the PDF has no pages", source)
     printable = sum(p.chars for p in pages)
-    if printable < MIN_CHARS_PER_PAGE * len(pages):
+    if not any(p.chars >= MIN_CHARS_PER_PAGE for p in pages):
         found = "no extractable text" if not printable else f"only {printable} characters of text"
         raise IngestError(
             f"{found} in {len(pages)} page(s): an image-only (scanned) PDF needs OCR first, "
