@@ -203,13 +203,18 @@ def _load(args, port: int, token: str):
     def one(i: int) -> float:
         client = getattr(local, "client", None)
         if client is None:
-            client = local.client = httpx.Client(timeout=120)
+            client = local.client = httpx.Client(timeout=300)
         question = QUESTIONS[i % len(QUESTIONS)]
         if not args.repeat_questions:
             # A new wording each time: the question is embedded afresh, as in real use.
             question = f"{question} (case {i})"
         started = time.perf_counter()
-        response = client.post(url, json={"question": question}, headers=headers)
+        try:
+            response = client.post(url, json={"question": question}, headers=headers)
+        except httpx.TransportError as exc:  # a timeout or a dropped connection is an error too
+            with lock:
+                errors.append(f"{type(exc).__name__}: {exc}")
+            return time.perf_counter() - started
         elapsed = time.perf_counter() - started
         with lock:
             if response.status_code != 200:
