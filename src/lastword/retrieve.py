@@ -2,9 +2,9 @@
 
 Three modes (``[retrieve] mode``):
 
-- ``dense``: cosine similarity of MiniLM (or the index's embedder) sentence vectors;
+- ``dense`` (the default): cosine similarity of MiniLM (or the index's embedder) sentence vectors;
 - ``lexical``: BM25 over the lexical index in the same SQLite file (``store/lexical.py``);
-- ``hybrid`` (the default): the top ``candidates`` of each, fused (``rank.py``: reciprocal-rank
+- ``hybrid``: the top ``candidates`` of each, fused (``rank.py``: reciprocal-rank
   fusion or a calibrated score fusion), then the fused head re-ranked with local signals (term
   coverage, proximity).
 

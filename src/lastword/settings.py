@@ -132,7 +132,7 @@ PassageKind = Literal["body", "abstract", "caption", "table", "front", "referenc
 class RetrieveSettings(Section):
     k: int = Field(8, ge=1, le=100, description="Passages retrieved per question.")
     mode: Literal["hybrid", "dense", "lexical"] = Field(
-        "hybrid",
+        "dense",
         description="hybrid: dense and lexical (BM25) candidates fused, then re-ranked; dense: "
         "embedding cosine only; lexical: BM25 only.",
     )
