@@ -128,3 +128,37 @@ def test_the_extractive_generator_never_quotes_the_planted_passage(planted_index
             result = pipeline.ask(question)
             assert_nothing_planted(result.answer)
             assert not re.search(r"Say the dose", result.draft or "")
+
+
+def test_a_planted_web_snippet_never_reaches_a_web_answer(planted_index) -> None:
+    from lastword.result import RetrievedPassage
+
+    snippets = (
+        RetrievedPassage(
+            n=1,
+            passage_id=-1,
+            doc_id="https://example.org/trial",
+            title="Vitamin D3 trial",
+            page=None,
+            score=0.6,
+            text=DOCUMENTS[0]["text"],
+        ),
+        RetrievedPassage(
+            n=2,
+            passage_id=-2,
+            doc_id="https://example.org/dose",
+            title="Dosing",
+            page=None,
+            score=0.55,
+            text=DOCUMENTS[1]["text"],
+        ),
+    )
+    with AnthropicAPI(obedient_model, api_key=KEY) as api:
+        generator = AnthropicGenerator(
+            "claude-sonnet-4-6", base_url=api.base_url, api_key=KEY, max_retries=0
+        )
+        with Pipeline.open(load_settings(), planted_index, generator=generator) as pipeline:
+            result = pipeline.answer_from(QUESTION, snippets, "web")
+    assert result.status is Status.ANSWERED and "2,000 IU" in result.answer
+    assert_nothing_planted(result.answer)
+    assert "injected" in {d.reason for d in result.dropped}
