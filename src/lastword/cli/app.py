@@ -73,6 +73,9 @@ def index_dir(index: Path | None) -> Path:
 
 def main() -> None:
     """Entry point: run the app, turning lastword errors into one message and an exit code."""
+    from lastword import notices
+
+    notices.set_listener(lambda message: err_console.print(f"[dim]{message}[/]"))
     try:
         # Without standalone mode click returns the code of a typer.Exit instead of exiting.
         code = app(standalone_mode=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -20,10 +20,11 @@ from rich.table import Table
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
 from lastword.cli.render import render_retrieval
-from lastword.embed import make_embedder
-from lastword.ingest import IngestReport, check_embedder_choice, ingest_paths
-from lastword.pipeline import Pipeline
-from lastword.store.local import LocalStore
+
+# The library is imported inside each command: `lastword --help` and `sources` need none of
+# the embedding, gate or ingest modules (bench/cold_start.py).
+if TYPE_CHECKING:
+    from lastword.ingest import IngestReport
 
 IndexOption = Annotated[
     Path | None,
@@ -112,6 +113,9 @@ def ingest(
     ] = False,
 ) -> None:
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
+    from lastword.embed import make_embedder
+    from lastword.ingest import check_embedder_choice, ingest_paths
+
     settings = state.settings
     target = index_dir(index)
     check_embedder_choice(target, embedder or settings.embed.embedder)
@@ -141,6 +145,8 @@ def inspect(
     """Show what retrieval finds for a question: top-k passages with scores. No generation."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
+    from lastword.pipeline import Pipeline
+
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
         if questions is not None:
             emit_jsonl(read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting")
@@ -156,6 +162,8 @@ def inspect(
 @app.command()
 def sources(index: IndexOption = None) -> None:
     """List the documents in an index with their passage counts and the embedder."""
+    from lastword.store.local import LocalStore
+
     target = index_dir(index)
     with LocalStore.open(target) as store:
         info = store.info()
