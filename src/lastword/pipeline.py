@@ -158,7 +158,14 @@ class Pipeline:
             self._token_embedder.embed_tokens([question])
         tokens_ms = (time.perf_counter() - tokens_started) * 1000
         # The gate's signals always look DEPTH deep, whatever k the reader wants shown.
-        found = retrieve(question, self.embedder, self.store, max(k, DEPTH), exclude_doc_ids)
+        found = retrieve(
+            question,
+            self.embedder,
+            self.store,
+            max(k, DEPTH),
+            exclude_doc_ids,
+            kinds=self.settings.retrieve.evidence_kinds,
+        )
         signals_started = time.perf_counter()
         top_text = self.store.document_text(found.passages[0].doc_id) if found.passages else ""
         signals = gate_signals(
@@ -263,7 +270,10 @@ class Pipeline:
         timings["generate"] = (time.perf_counter() - generate_started) * 1000
 
         verify_started = time.perf_counter()
-        checked = verify_draft(draft.text, base.passages, self.embedder, self.settings.verify)
+        references = self.store.references({p.doc_id for p in base.passages})
+        checked = verify_draft(
+            draft.text, base.passages, self.embedder, self.settings.verify, references
+        )
         timings["verify"] = (time.perf_counter() - verify_started) * 1000
         update = {
             "draft": draft.text,

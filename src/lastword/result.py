@@ -60,6 +60,9 @@ class Passage(Frozen):
     kind: str = Field(
         "body", description="body | abstract | caption | table | front | references | heading"
     )
+    flags: tuple[str, ...] = Field(
+        (), description="Sentences that address a reader or a model, flagged at ingest."
+    )
 
 
 class RetrievedPassage(Frozen):
@@ -74,6 +77,9 @@ class RetrievedPassage(Frozen):
     text: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     kind: str = Field("body", description="The passage's kind (see ``Passage.kind``).")
+    flags: tuple[str, ...] = Field(
+        (), description="Sentences flagged at ingest as instructions (``Passage.flags``)."
+    )
 
 
 class AnswerSentence(Frozen):

@@ -24,11 +24,13 @@ def retrieve(
     store: Store,
     k: int,
     exclude_doc_ids: Collection[str] = (),
+    kinds: Collection[str] | None = None,
 ) -> Retrieval:
+    """``kinds``: only passages of these kinds (``[retrieve] evidence_kinds``; None: all)."""
     started = time.perf_counter()
     query = embedder.embed_queries([question])[0]
     embedded = time.perf_counter()
-    hits = store.search(query, k, exclude_doc_ids=exclude_doc_ids)
+    hits = store.search(query, k, exclude_doc_ids=exclude_doc_ids, kinds=kinds)
     done = time.perf_counter()
     passages = tuple(
         RetrievedPassage(
@@ -40,6 +42,8 @@ def retrieve(
             score=round(hit.score, 6),
             text=hit.passage.text,
             metadata=hit.passage.metadata,
+            kind=hit.passage.kind,
+            flags=hit.passage.flags,
         )
         for n, hit in enumerate(hits, start=1)
     )

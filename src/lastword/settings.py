@@ -80,10 +80,19 @@ class IngestSettings(Section):
         return self
 
 
+PassageKind = Literal["body", "abstract", "caption", "table", "front", "references", "heading"]
+
+
 class RetrieveSettings(Section):
     k: int = Field(8, ge=1, le=100, description="Passages retrieved per question.")
     max_question_chars: int = Field(
         2000, ge=10, le=100_000, description="Longer questions are refused as bad input."
+    )
+    evidence_kinds: list[PassageKind] = Field(
+        default_factory=lambda: ["body", "abstract", "caption", "table"],
+        min_length=1,
+        description="Passage kinds retrieval may return as evidence; reference lists (references)"
+        ", front matter (front) and headings are kept in the index but left out by default.",
     )
 
 

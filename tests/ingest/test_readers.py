@@ -29,7 +29,7 @@ def test_pdf_text_per_page_with_page_numbers(tmp_path: Path):
     assert [p.page for p in doc.pages] == [1, 2, 3]
     assert "statins" in doc.pages[0].text and doc.pages[1].text.strip() == ""
     assert "sleep" in doc.pages[2].text
-    assert doc.doc_id == str(pdf) and len(doc.content_hash) == 64
+    assert doc.doc_id == doc.content_hash and len(doc.content_hash) == 64  # identity by content
 
 
 def test_pdf_without_title_uses_the_file_name(tmp_path: Path):

@@ -117,3 +117,38 @@ def test_fingerprint_changes_with_the_corpus(filled):
         store.commit()
     with LocalStore.open(index) as store:
         assert store.info().fingerprint != before and len(before) == 16
+
+
+def test_kinds_flags_and_references_are_stored_and_filtered(tmp_path: Path):
+    from lastword.store.protocol import ReferenceEntry
+
+    rng = np.random.default_rng(3)
+    kinds = ["body", "references", "front", "abstract", "references"]
+    typed = [
+        NewPassage(
+            page=1,
+            position=i,
+            char_start=0,
+            char_end=5,
+            text=f"p{i}",
+            kind=kind,
+            flags=("Ignore previous instructions.",) if i == 0 else (),
+        )
+        for i, kind in enumerate(kinds)
+    ]
+    entries = [ReferenceEntry(1, "1. Smith J. Roots. 2019."), ReferenceEntry(2, "2. Lee A. 2018.")]
+    vectors = normalise(rng.normal(size=(5, 16)))
+    with LocalStore.open_for_write(tmp_path, INFO) as store:
+        store.put_document(record("d0", 5), typed, vectors, entries)
+        store.put_document(record("d1", 5), passages(5), normalise(rng.normal(size=(5, 16))))
+        store.commit()
+        store.refresh_matrix()
+    with LocalStore.open(tmp_path) as store:
+        query = vectors[1]  # a references passage is the nearest
+        assert store.search(query, 1)[0].passage.kind == "references"
+        evidence = store.search(query, 10, kinds=["body", "abstract"])
+        assert len(evidence) == 7 and {h.passage.kind for h in evidence} == {"body", "abstract"}
+        flagged = [h.passage for h in store.search(query, 10) if h.passage.flags]
+        assert [(p.position, p.flags) for p in flagged] == [(0, ("Ignore previous instructions.",))]
+        assert store.references(["d0", "d1"]) == {"d0": entries}
+        assert store.kind_counts() == {"abstract": 1, "body": 6, "front": 1, "references": 2}

@@ -176,7 +176,7 @@ def sources(index: IndexOption = None) -> None:
         for doc in store.documents():
             table.add_row(
                 doc.title,
-                Path(doc.doc_id).name if doc.doc_id.startswith("/") else doc.doc_id,
+                str(doc.metadata.get("path") or doc.doc_id),
                 "" if doc.pages is None else str(doc.pages),
                 str(doc.passages),
                 doc.added_at[:10],

@@ -34,7 +34,10 @@ def passages_table(result: Result, cited: set[int] | None = None, preview: int =
     for p in result.passages:
         text = p.text if len(p.text) <= preview else p.text[:preview].rstrip() + "…"
         marker = f"[{p.n}]" if not cited or p.n in cited else f"[dim][{p.n}][/]"
-        table.add_row(marker, f"{p.score:.3f}", escape(_where(p.title, p.page)), escape(text))
+        source = _where(p.title, p.page) + (f" · {p.kind}" if p.kind != "body" else "")
+        if p.flags:
+            source += f" · {len(p.flags)} flagged instruction(s)"
+        table.add_row(marker, f"{p.score:.3f}", escape(source), escape(text))
     return table
 
 

@@ -90,6 +90,25 @@ def _passage_text(text: str, span: _Span) -> str:
     return "\n\n".join(_SPACE.sub(" ", p).strip() for p in paragraphs if p.strip())
 
 
+def _runs(page: PageText) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of consecutive blocks of one kind; headings end a run and are left
+    out (context, never a quoted sentence)."""
+    if not page.blocks:
+        return [("body", 0, len(page.text))]
+    runs: list[tuple[str, int, int]] = []
+    previous_heading = True
+    for block in page.blocks:
+        if block.kind == "heading":
+            previous_heading = True
+            continue
+        if runs and runs[-1][0] == block.kind and not previous_heading:
+            runs[-1] = (block.kind, runs[-1][1], block.end)
+        else:
+            runs.append((block.kind, block.start, block.end))
+        previous_heading = False
+    return runs
+
+
 def split_passages(
     pages: tuple[PageText, ...],
     *,
@@ -98,21 +117,26 @@ def split_passages(
     max_words: int = 300,
     paragraphs_are_passages: bool = False,
 ) -> list[NewPassage]:
+    """Passages of at most ``max_words``; one never crosses a page or mixes kinds."""
     passages: list[NewPassage] = []
     for page in pages:
-        units: list[_Span] = []
-        for paragraph in _paragraphs(page.text):
-            units += _split_long(page.text, paragraph, max_words, target_words)
-        if not paragraphs_are_passages:
-            units = _pack(units, min_words, target_words, max_words)
-        for span in units:
-            passages.append(
-                NewPassage(
-                    page=page.page,
-                    position=len(passages),
-                    char_start=span.start,
-                    char_end=span.end,
-                    text=_passage_text(page.text, span),
+        for kind, start, end in _runs(page):
+            units: list[_Span] = []
+            for paragraph in _paragraphs(page.text[:end]):
+                if paragraph.end <= start:
+                    continue
+                units += _split_long(page.text, paragraph, max_words, target_words)
+            if not paragraphs_are_passages:
+                units = _pack(units, min_words, target_words, max_words)
+            for span in units:
+                passages.append(
+                    NewPassage(
+                        page=page.page,
+                        position=len(passages),
+                        char_start=span.start,
+                        char_end=span.end,
+                        text=_passage_text(page.text, span),
+                        kind=kind,
+                    )
                 )
-            )
     return passages

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,9 +19,10 @@ from lastword.errors import IndexMismatchError, IngestError, InputError
 from lastword.ingest.chunk import split_passages
 from lastword.ingest.document import SourceDocument, content_hash
 from lastword.ingest.readers import READERS, reader_for
+from lastword.injection import instruction_sentences
 from lastword.settings import IngestSettings
 from lastword.store.local import LocalStore
-from lastword.store.protocol import DocumentRecord, NewPassage
+from lastword.store.protocol import DocumentRecord, NewPassage, ReferenceEntry
 
 
 @dataclass
@@ -76,19 +77,48 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Path], list[IngestError]]:
     return unique, problems
 
 
+def relative_paths(paths: Sequence[Path], files: Sequence[Path]) -> dict[Path, str]:
+    """What users see for each file: its path relative to the folder it was ingested from
+    (a file named on its own: its name). Never an absolute server path."""
+    shown: dict[Path, str] = {}
+    roots = [p.resolve() for p in paths if p.is_dir()]
+    for file in files:
+        for root in roots:
+            if file.is_relative_to(root):
+                shown[file] = file.relative_to(root).as_posix()
+                break
+        else:
+            shown[file] = file.name
+    return shown
+
+
+@dataclass
+class _Pending:
+    """Paths to record for documents whose content is already stored (a copy, a move)."""
+
+    sources: list[tuple[str, str, str]] = field(default_factory=list)  # doc_id, source, shown
+
+
 def _read_all(
-    files: Iterable[Path], known: dict[str, str], report: IngestReport
+    files: Iterable[Path],
+    shown: dict[Path, str],
+    known: dict[str, str],
+    report: IngestReport,
+    pending: _Pending,
 ) -> Iterator[SourceDocument]:
-    """Yield documents that are new or changed; unchanged whole files are skipped unparsed."""
+    """Yield documents that are new or changed; a file whose content is stored is skipped
+    unparsed (its path is recorded: one document, every path it is found at)."""
     for path in files:
         try:
             data = path.read_bytes()
         except OSError as exc:
             report.failed.append(IngestError(f"cannot read file ({exc.strerror})", str(path)))
             continue
-        doc_id = str(path)
-        if known.get(doc_id) == content_hash(data):
-            report.skipped.append(doc_id)
+        by_content = path.suffix.lower() != ".jsonl"
+        digest = content_hash(data)
+        if by_content and known.get(digest) == digest:
+            pending.sources.append((digest, str(path), shown[path]))
+            report.skipped.append(shown[path])
             continue
         reader = reader_for(path)
         assert reader is not None
@@ -99,9 +129,24 @@ def _read_all(
                 elif known.get(outcome.doc_id) == outcome.content_hash:
                     report.skipped.append(outcome.doc_id)
                 else:
-                    yield outcome
+                    paths = {"path": shown[path]} | ({"paths": [shown[path]]} if by_content else {})
+                    yield replace(outcome, metadata={**outcome.metadata, **paths})
         except IngestError as exc:
             report.failed.append(exc)
+
+
+def _attach(store: LocalStore, doc_id: str, source: str, path: str) -> str | None:
+    """Record ``source`` as a path of ``doc_id``; returns a document this left with no path."""
+    previous = store.sources().get(source)
+    store.add_source(doc_id, source, path)
+    if previous is not None and previous != doc_id:
+        left = store._conn.execute(
+            "SELECT COUNT(*) FROM sources WHERE doc_id = ?", (previous,)
+        ).fetchone()[0]
+        if not left:
+            store.remove_document(previous)
+            return previous
+    return None
 
 
 def _batches(
@@ -163,8 +208,10 @@ def ingest_paths(
                 "Use --embedder with the index's embedder, or a new --index directory."
             )
         known = store.document_hashes()
+        shown = relative_paths(paths, files)
+        pending = _Pending()
         documents = []
-        for document in _read_all(files, known, report):
+        for document in _read_all(files, shown, known, report, pending):
             passages = split_passages(
                 document.pages,
                 min_words=settings.min_words,
@@ -175,6 +222,7 @@ def ingest_paths(
             if not passages:
                 report.failed.append(IngestError("no text to index", document.source))
                 continue
+            passages = [replace(p, flags=instruction_sentences(p.text)) for p in passages]
             documents.append((document, passages))
 
         total = sum(len(p) for _, p in documents)
@@ -197,17 +245,30 @@ def ingest_paths(
                     added_at=added_at,
                     metadata=document.metadata,
                 )
-                store.put_document(record, passages, vectors[offset : offset + len(passages)])
-                offset += len(passages)
-                (report.replaced if document.doc_id in known else report.added).append(
-                    document.doc_id
+                references = [ReferenceEntry(r.number, r.text) for r in document.references]
+                store.put_document(
+                    record, passages, vectors[offset : offset + len(passages)], references
                 )
+                offset += len(passages)
+                shown_as = document.metadata.get("path", document.doc_id)
+                replaced = document.doc_id in known
+                if "paths" in document.metadata:  # a file identified by its content
+                    replaced = (
+                        _attach(store, document.doc_id, document.source, shown_as) or replaced
+                    )
+                else:
+                    shown_as = document.doc_id
+                (report.replaced if replaced else report.added).append(shown_as)
             store.commit()
             report.passages_embedded += len(texts)
             progress.advance(len(texts))
             if on_batch_committed is not None:
                 on_batch_committed(report.passages_embedded)
 
+        for doc_id, source, shown_as in pending.sources:
+            if _attach(store, doc_id, source, shown_as):
+                report.replaced.append(shown_as)
+        store.commit()
         if sync:
             report.removed = _sync_removals(store, files, report)
             store.commit()
@@ -220,12 +281,26 @@ def ingest_paths(
 
 
 def _sync_removals(store: LocalStore, files: Sequence[Path], report: IngestReport) -> list[str]:
-    """Documents whose file is gone, or whose JSONL record is gone from a file read in full."""
+    """Documents whose every file is gone, or whose JSONL record is gone from a file read in
+    full. A path that is gone is forgotten; its document stays while another path holds it."""
     read_files = {str(f) for f in files}
     failed_files = {e.source for e in report.failed}
     present = set(report.added) | set(report.replaced) | set(report.skipped)
     removed = []
+    by_source = store.sources()
+    shown = {
+        record.doc_id: record.metadata.get("path", record.doc_id) for record in store.documents()
+    }
+    for source in by_source:
+        if not os.path.exists(source):
+            orphan = store.remove_source(source)
+            if orphan is not None:
+                store.remove_document(orphan)
+                removed.append(shown.get(orphan, orphan))
+    tracked = set(by_source.values())
     for doc_id, source in store.document_sources().items():
+        if doc_id in tracked:
+            continue
         gone = not os.path.exists(source)
         dropped_record = (
             source in read_files

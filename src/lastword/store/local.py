@@ -33,10 +33,12 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.gate.lexical import terms
 from lastword.result import Passage
+from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
+from lastword.store.extras import StoreExtras
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
-from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage
+from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: content-hash ids, passage kinds and flags, sources, references
 DB_NAME = "index.sqlite"
 LOCK_NAME = "index.lock"
 
@@ -59,7 +61,9 @@ CREATE TABLE IF NOT EXISTS passages (
     char_start INTEGER NOT NULL,
     char_end INTEGER NOT NULL,
     text TEXT NOT NULL,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'body',
+    flags TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 """
@@ -81,7 +85,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class LocalStore:
+class LocalStore(StoreExtras):
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
     def __init__(self, directory: Path, conn: sqlite3.Connection, lock_fd: int | None) -> None:
@@ -147,7 +151,7 @@ class LocalStore:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=10000")
-            conn.executescript(_SCHEMA)
+            conn.executescript(_SCHEMA + EXTRAS_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise CorpusIndexError(f"{directory / DB_NAME} is not a usable index: {exc}") from exc
         conn.row_factory = sqlite3.Row
@@ -173,7 +177,8 @@ class LocalStore:
         if version != FORMAT_VERSION:
             raise CorpusIndexError(
                 f"{self.directory} has index format {version!r}; this lastword reads format "
-                f"{FORMAT_VERSION!r}: rebuild it with 'lastword ingest'"
+                f"{FORMAT_VERSION!r} (documents identified by content, passage kinds): rebuild "
+                f"the index: remove {self.directory} and run 'lastword ingest' again"
             )
 
     def _remove_stray_files(self) -> None:
@@ -240,7 +245,11 @@ class LocalStore:
             self._conn.execute("BEGIN IMMEDIATE")
 
     def put_document(
-        self, record: DocumentRecord, passages: Sequence[NewPassage], vectors: np.ndarray
+        self,
+        record: DocumentRecord,
+        passages: Sequence[NewPassage],
+        vectors: np.ndarray,
+        references: Sequence[ReferenceEntry] = (),
     ) -> None:
         dim = self.embedder.dim
         if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
@@ -264,8 +273,8 @@ class LocalStore:
             ),
         )
         self._conn.executemany(
-            "INSERT INTO passages(doc_id, position, page, char_start, char_end, text, vector) "
-            "VALUES(?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO passages(doc_id, position, page, char_start, char_end, text, vector, "
+            "kind, flags) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     record.doc_id,
@@ -275,10 +284,13 @@ class LocalStore:
                     p.char_end,
                     p.text,
                     vectors[i].astype("<f4").tobytes(),
+                    p.kind,
+                    json.dumps(list(p.flags), ensure_ascii=False),
                 )
                 for i, p in enumerate(passages)
             ],
         )
+        self.put_references(record.doc_id, references)
 
     def remove_document(self, doc_id: str) -> None:
         self._begin_if_needed()
@@ -390,7 +402,13 @@ class LocalStore:
         return matrix, ids
 
     # ----------------------------------------------------------------- reading
-    def search(self, query: np.ndarray, k: int, exclude_doc_ids: Collection[str] = ()) -> list[Hit]:
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
         matrix, ids = self._load_matrix()
         if len(ids) == 0 or k <= 0:
             return []
@@ -406,6 +424,8 @@ class LocalStore:
             if len(excluded):
                 scores = scores.copy()
                 scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
+        if kinds is not None:
+            scores = np.where(self._kind_mask(ids, kinds), scores, -np.inf)
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -433,7 +453,7 @@ class LocalStore:
         marks = ",".join("?" * len(passage_ids))
         rows = self._conn.execute(
             "SELECT p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, "
-            f"p.text, d.metadata FROM passages p JOIN documents d USING (doc_id) "
+            f"p.text, d.metadata, p.kind, p.flags FROM passages p JOIN documents d USING (doc_id) "
             f"WHERE p.id IN ({marks})",
             list(passage_ids),
         ).fetchall()
@@ -449,6 +469,8 @@ class LocalStore:
                 char_end=row["char_end"],
                 text=row["text"],
                 metadata=json.loads(row["metadata"]),
+                kind=row["kind"],
+                flags=tuple(json.loads(row["flags"])),
             )
             for row in rows
         }

@@ -20,7 +20,7 @@ from lastword.result import Passage
 class DocumentRecord:
     doc_id: str
     title: str
-    source: str  # the file it came from (absolute path), for --sync
+    source: str  # the file it came from (absolute path, internal: never shown), for --sync
     content_hash: str
     pages: int | None
     passages: int
@@ -38,6 +38,16 @@ class NewPassage:
     char_end: int
     text: str
     kind: str = "body"  # body | abstract | caption | table | front | references | heading
+    #: sentences that address a reader or a model (``lastword.injection``), found at ingest
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReferenceEntry:
+    """One entry of a document's reference list (its number, or its position when unnumbered)."""
+
+    number: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,10 @@ class Store(Protocol):
         ...
 
     def remove_document(self, doc_id: str) -> None: ...
+
+    def references(self, doc_ids: Collection[str]) -> dict[str, list[ReferenceEntry]]:
+        """The reference-list entries of these documents (a document without any: absent)."""
+        ...
 
     def commit(self) -> None:
         """Make every change since the last commit durable, all or nothing."""

@@ -135,7 +135,17 @@ class SourceMarker:
 class BibliographyIndex:
     """The passages' own reference markers, ready to compare answer markers against."""
 
-    def __init__(self, passage_texts: dict[int, str]) -> None:
+    def __init__(
+        self,
+        passage_texts: dict[int, str],
+        references: Sequence[tuple[int, str]] = (),
+    ) -> None:
+        """``references``: (number, text) entries of the retrieved documents' reference lists
+        (stored at ingest): a marker that points at one of them, next to words of that entry,
+        is a citation of the cited paper, not of a passage."""
+        self._references: dict[int, list[list[str]]] = {}
+        for number, text in references:
+            self._references.setdefault(number, []).append(words(text))
         self._by_number: dict[int, list[SourceMarker]] = {}
         self._passage_words: dict[int, list[str]] = {}
         for n, text in passage_texts.items():
@@ -149,7 +159,22 @@ class BibliographyIndex:
                     self._by_number.setdefault(number, []).append(source)
 
     def __bool__(self) -> bool:
-        return bool(self._by_number)
+        return bool(self._by_number) or bool(self._references)
+
+    def names_reference(self, number: int, context: Sequence[str]) -> bool:
+        """True when ``[number]`` follows words of the reference-list entry numbered
+        ``number`` (e.g. a cited paper's title), or when the context quotes any entry."""
+        if len(context) < 3:
+            return False
+        pairs = _bigrams(context)
+        for entry in self._references.get(number, ()):
+            if len(pairs & _bigrams(entry)) >= BIGRAM_SHARE * len(pairs):
+                return True
+        return any(
+            len(pairs & _bigrams(entry)) >= max(4, 0.8 * len(pairs))
+            for entries in self._references.values()
+            for entry in entries
+        )
 
     def copied_from(self, number: int, context: Sequence[str]) -> int | None:
         """The passage whose own ``[number]`` this context reproduces, or None.

@@ -21,13 +21,14 @@ was the generator's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lastword.embed.protocol import Embedder
 from lastword.errors import InputError
 from lastword.result import AnswerSentence, DroppedSentence, Phantom, RetrievedPassage
 from lastword.settings import VerifySettings
+from lastword.store.protocol import ReferenceEntry
 from lastword.verify.citations import (
     NEUTRALISED_REF_RE,
     BibliographyIndex,
@@ -106,7 +107,10 @@ def _check_markers(
                 item.phantoms.append(
                     Phantom(marker=marker.text, number=number, reason="out_of_range", sentence=text)
                 )
-            elif bibliography and bibliography.copied_from(number, context) is not None:
+            elif bibliography and (
+                bibliography.copied_from(number, context) is not None
+                or bibliography.names_reference(number, context)
+            ):
                 item.phantoms.append(
                     Phantom(marker=marker.text, number=number, reason="bibliography", sentence=text)
                 )
@@ -147,15 +151,25 @@ def verify_draft(
     passages: Sequence[RetrievedPassage],
     embedder: Embedder,
     settings: VerifySettings,
+    references: Mapping[str, Sequence[ReferenceEntry]] | None = None,
 ) -> Verification:
-    """Check every sentence of a draft against the passages retrieved for its question."""
+    """Check every sentence of a draft against the passages retrieved for its question.
+
+    ``references``: the retrieved documents' reference lists (doc_id -> entries, from
+    ``Store.references``): a marker that names a cited paper is a phantom.
+    """
     by_number = {p.n: p for p in passages}
     if len(by_number) != len(passages):
         raise InputError("passages given to the verifier must have distinct numbers")
     retrieved = f"passages 1-{max(by_number)}" if by_number else "no passages were retrieved"
     if by_number and set(by_number) != set(range(1, max(by_number) + 1)):
         retrieved = "passages " + _range_text(list(by_number))
-    bibliography = BibliographyIndex({n: p.text for n, p in by_number.items()})
+    entries = [
+        (entry.number, entry.text)
+        for doc_id in dict.fromkeys(p.doc_id for p in passages)
+        for entry in (references or {}).get(doc_id, ())
+    ]
+    bibliography = BibliographyIndex({n: p.text for n, p in by_number.items()}, entries)
 
     items: list[_Checked] = []
     for draft in split_draft(draft_text):

@@ -1,4 +1,10 @@
-"""PDF: text per page with its page number, via pypdfium2 (PDFium, Apache-2.0/BSD)."""
+"""PDF: typed blocks per page from PDFium's character boxes (pypdfium2, Apache-2.0/BSD).
+
+Each page is read as lines with positions and sizes (``ingest.layout``); running headers,
+footers and page numbers are dropped; two columns are read column by column; lines are grouped
+into blocks and given a kind (``ingest.structure``). The title comes from the first page's
+largest text, then from sane metadata, then from the file name.
+"""
 
 from __future__ import annotations
 
@@ -7,63 +13,161 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lastword.errors import IngestError
-from lastword.ingest.document import PageText, SourceDocument, content_hash
+from lastword.ingest.document import (
+    PageText,
+    Reference,
+    SourceDocument,
+    content_hash,
+    page_from_blocks,
+)
+from lastword.ingest.layout import Page, body_size, mark_furniture, read_page, reading_order
+from lastword.ingest.structure import (
+    Classifier,
+    document_words,
+    group_blocks,
+    join_lines,
+    mark_title,
+    reference_entries,
+)
 
-_HYPHEN_BREAK = re.compile(r"(\w)-\r?\n(?=[a-z])")
+#: no page with at least this many printable characters: treated as image-only
+MIN_CHARS_PER_PAGE = 8
+_BAD_TITLE = re.compile(
+    r"(^microsoft (word|powerpoint)|\.(dvi|docx?|pdf|tex|ps|indd|rtf)\b|^presentation\d*$|"
+    r"^untitled|^[0-9a-f]{16,}$|^[\W\d_]*$|^doi:|^(title|document)\d*$)",
+    re.IGNORECASE,
+)
+_AFFILIATION = re.compile(
+    r"\b(?:\d+\s*)?(?:Department|University|Institute|School|College|Faculty|Laborator\w*|"
+    r"Cent(?:er|re)|Division|Received|Correspondence)\b"
+)
+_YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 
 
-def _clean(text: str) -> str:
-    text = text.replace("\x00", "").replace("\ufffe", "")
-    text = _HYPHEN_BREAK.sub(r"\1", text)  # re-join words hyphenated at a line end
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+def sane_title(title: str) -> str:
+    title = " ".join(title.split())
+    if len(title) < 4 or _BAD_TITLE.search(title) or len(title.split()) < 2:
+        return ""
+    return title
+
+
+def title_from_name(path: Path) -> str:
+    return re.sub(r"[_]+", " ", path.stem).strip() or path.name
+
+
+def _open(data: bytes, source: str):  # type: ignore[no-untyped-def]
+    import pypdfium2 as pdfium
+
+    if not data.strip():
+        raise IngestError("empty file", source)
+    if not data.lstrip()[:5].startswith(b"%PDF"):
+        raise IngestError("not a PDF file (no %PDF header); is it corrupt or misnamed?", source)
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        message = str(exc)
+        if "password" in message.lower():
+            raise IngestError("encrypted PDF: a password is required to read it", source) from None
+        raise IngestError(f"corrupt or unreadable PDF ({message})", source) from None
 
 
 def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
     import pypdfium2 as pdfium
 
     source = str(path)
-    if not data.strip():
-        raise IngestError("empty file", source)
-    if not data.lstrip()[:5].startswith(b"%PDF"):
-        raise IngestError("not a PDF file (no %PDF header); is it corrupt or misnamed?", source)
+    pdf = _open(data, source)
     try:
-        pdf = pdfium.PdfDocument(data)
-    except pdfium.PdfiumError as exc:
-        message = str(exc)
-        if "password" in message.lower():
-            raise IngestError("encrypted PDF: a password is required to read it", source) from None
-        raise IngestError(f"corrupt or unreadable PDF ({message})", source) from None
-    try:
-        pages = []
+        pages: list[Page] = []
         for number in range(len(pdf)):
             page = pdf[number]
             try:
-                textpage = page.get_textpage()
-                try:
-                    text = textpage.get_text_range()
-                finally:
-                    textpage.close()
+                pages.append(read_page(page, number + 1))
             finally:
                 page.close()
-            pages.append(PageText(page=number + 1, text=_clean(text)))
-        title = (pdf.get_metadata_dict().get("Title") or "").strip()
+        metadata = pdf.get_metadata_dict()
     except pdfium.PdfiumError as exc:
         raise IngestError(f"corrupt PDF: a page could not be read ({exc})", source) from None
     finally:
         pdf.close()
     if not pages:
         raise IngestError("the PDF has no pages", source)
-    if not any(p.text.strip() for p in pages):
+    printable = sum(p.chars for p in pages)
+    if not any(p.chars >= MIN_CHARS_PER_PAGE for p in pages):
+        found = "no extractable text" if not printable else f"only {printable} characters of text"
         raise IngestError(
-            f"no extractable text in {len(pages)} page(s): an image-only (scanned) PDF needs "
-            "OCR first, e.g. ocrmypdf",
+            f"{found} in {len(pages)} page(s): an image-only (scanned) PDF needs OCR first, "
+            "e.g. ocrmypdf",
             source,
         )
+    texts, title, references, front = _structure(pages)
+    title = title or sane_title(metadata.get("Title") or "") or title_from_name(path)
+    meta: dict[str, object] = {"file": path.name, "format": "pdf"}
+    authors = _authors(front, metadata.get("Author") or "")
+    if authors:
+        meta["authors"] = authors
+    year = _year(front, metadata.get("CreationDate") or "")
+    if year:
+        meta["year"] = year
     yield SourceDocument(
-        doc_id=source,
-        title=title or path.stem,
+        doc_id=content_hash(data),
+        title=title,
         source=source,
-        pages=tuple(pages),
+        pages=tuple(texts),
         content_hash=content_hash(data),
-        metadata={"file": path.name, "format": "pdf"},
+        metadata=meta,
+        references=tuple(Reference(e.number, e.text) for e in references),
     )
+
+
+def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]:
+    mark_furniture(pages)
+    size = body_size(pages)
+    words = document_words(line for page in pages for line in page.lines)
+    title_lines = mark_title(pages[0].lines, pages[0].height, size)
+    classifier = Classifier()
+    texts: list[PageText] = []
+    front: list[str] = []
+    for page in pages:
+        rotated_share = sum(len(x.text) for x in page.lines if x.rotated) / max(
+            1, sum(len(x.text) for x in page.lines)
+        )
+        lines = [x for x in reading_order(page) if not x.furniture]
+        regions = group_blocks(lines, size, rotated_page=rotated_share >= 0.5)
+        typed: list[tuple[str, str]] = []
+        for region in regions:
+            if any(line in title_lines for line in region.lines):
+                region.role = "title"
+            region.text = join_lines((x.text for x in region.lines), words)
+            region.kind = classifier.kind(region)
+            if region.kind == "front" and page.number == 1:
+                front.append(region.text)
+            typed.append((region.kind, region.text))
+        texts.append(page_from_blocks(page.number, typed))
+    title = join_lines((x.text for x in title_lines), words) if title_lines else ""
+    ref_lines = [x.text for region in classifier.references for x in region.lines]
+    return texts, sane_title(title), reference_entries(ref_lines, words), front
+
+
+def _authors(front: list[str], metadata_author: str) -> list[str]:
+    """Names from the front matter's author line, else the PDF metadata's Author field."""
+    for text in front[:4]:
+        text = _AFFILIATION.split(text)[0]
+        cleaned = re.sub(r"[\d*†‡§¶]+(?=[\s,]|$)", "", text)
+        parts = [p.strip() for p in re.split(r",|\band\b|&", cleaned) if p.strip()]
+        names = [p for p in parts if re.fullmatch(r"(?:[A-Z][\w.'’\-]*\s?){2,5}", p)]
+        if len(names) >= 2 and len(names) >= 0.6 * len(parts) and len(text) < 600:
+            return names
+    author = " ".join(metadata_author.split())
+    if author and not _BAD_TITLE.search(author) and len(author) < 300:
+        return [a.strip() for a in re.split(r";|,| and ", author) if a.strip()]
+    return []
+
+
+def _year(front: list[str], creation: str) -> int | None:
+    for text in front:
+        if re.search(r"published|©|copyright|received|accepted", text, re.IGNORECASE):
+            years = _YEAR.findall(text)
+            if years:
+                return max(int(y) for y in years)
+    match = _YEAR.search(creation)
+    return int(match.group(1)) if match else None

@@ -1,0 +1,324 @@
+"""A PDF page as lines, from PDFium's character boxes: reading order, sizes, page furniture.
+
+PDFium gives every character of a page with its loose box (the font's full height, so its
+height is the font size as drawn, whatever the text matrix). Characters become line fragments
+(a new fragment at a line break, a baseline change, a jump back, or a wide horizontal gap);
+fragments keep their box and size. A two-column page (many fragments starting at one x near the
+middle) is read column by column, band by band between full-width lines. A raised, smaller digit
+run right after a digit is a superscript: "10" + raised "10" reads "10^10".
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+_FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
+_SPACE = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+")
+_FURNITURE_WORDS = re.compile(
+    r"\b(doi|https?://|www\.|journal|vol\.|volume|issn|page \d|pages? \d|©|copyright|"
+    r"downloaded from|research article|original article|article id|open access)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Line:
+    """A run of characters on one baseline (a column's line, a table cell, a heading)."""
+
+    text: str
+    x0: float
+    x1: float
+    bottom: float
+    top: float
+    size: float  # median loose-box height of its characters
+    page: int
+    rotated: bool = False
+    bold: bool = False
+    cells: int = 1  # fragments on the same baseline (3+: a table row)
+    column: int = 0  # 0 full width / single column, 1 left, 2 right
+    furniture: bool = False
+    flags: set[str] = field(default_factory=set)
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+
+@dataclass
+class Page:
+    number: int
+    width: float
+    height: float
+    lines: list[Line]
+    chars: int  # printable characters on the page
+
+
+def _superscripted(chars: list[tuple[str, float, float, float, float]], size: float) -> str:
+    """Text of a fragment, with '^' before a raised smaller digit run that follows a digit."""
+    if not chars:
+        return ""
+    base = statistics.median(c[3] for c in chars if not c[0].isspace()) if size else 0.0
+    out: list[str] = []
+    raised_run = False
+    for ch, _x0, _x1, bottom, top in chars:
+        height = top - bottom
+        raised = ch.isdigit() and size > 0 and height < 0.85 * size and bottom > base + 0.2 * size
+        if raised and not raised_run and out and out[-1].isdigit():
+            out.append("^")
+        raised_run = raised
+        out.append(ch)
+    return "".join(out)
+
+
+def read_page(pdf_page: object, number: int) -> Page:
+    """Line fragments of one page, in PDFium's order, with sizes and positions."""
+    import pypdfium2.raw as raw
+
+    textpage = pdf_page.get_textpage()  # type: ignore[attr-defined]
+    try:
+        handle = textpage.raw
+        count = raw.FPDFText_CountChars(handle)
+        text = textpage.get_text_range(0, count) if count > 0 else ""
+        if len(text) != count:  # characters outside the BMP: one code point per index
+            text = "".join(chr(raw.FPDFText_GetUnicode(handle, i) or 0xFFFD) for i in range(count))
+        width, height = pdf_page.get_size()  # type: ignore[attr-defined]
+        if pdf_page.get_rotation() in (90, 270):  # type: ignore[attr-defined]
+            width, height = height, width
+        rect = raw.FS_RECTF()
+        pointer = ctypes.byref(rect)
+        loose_box = raw.FPDFText_GetLooseCharBox
+        fragments: list[tuple[int, list[tuple[str, float, float, float, float]]]] = []
+        current: list[tuple[str, float, float, float, float]] = []
+        start_index = 0
+        printable = 0
+        tallest = ("", 0.0, 0.0, 0.0, 0.0)
+
+        def flush(next_index: int) -> None:
+            nonlocal current, start_index
+            if any(not c[0].isspace() for c in current):
+                fragments.append((start_index, current))
+            current, start_index = [], next_index
+
+        aligned = len(text) == count
+        for i in range(count if aligned else 0):
+            ch = text[i]
+            if ch in "\r\n":
+                flush(i + 1)
+                continue
+            loose_box(handle, i, pointer)
+            box = (ch, rect.left, rect.right, rect.bottom, rect.top)
+            if not ch.isspace():
+                printable += 1
+            if current:
+                prev = current[-1]
+                size = max(tallest[4] - tallest[3], 1.0)
+                overlap = min(tallest[4], box[4]) - max(tallest[3], box[3])
+                same_row = overlap >= 0.5 * min(size, max(box[4] - box[3], 0.1))
+                gap = box[1] - prev[2]
+                if ch.isspace():
+                    if gap <= 1.6 * size:  # (a space's box may be empty)
+                        current.append((ch, box[1], box[2], prev[3], prev[4]))
+                    continue  # a space never starts a fragment
+                if not same_row or gap < -size or gap > 1.6 * size:
+                    flush(i)
+            if not current and ch.isspace():
+                start_index = i + 1
+                continue
+            if not current or (box[4] - box[3] > tallest[4] - tallest[3]):
+                tallest = box
+            current.append(box)
+        flush(count)
+        if not aligned and text.strip():
+            # Surrogate pairs or odd mappings: fall back to PDFium's lines without geometry.
+            return _plain_page(text, number, width, height)
+        lines = [_line(handle, raw, first, chars, number) for first, chars in fragments]
+    finally:
+        textpage.close()
+    return Page(number=number, width=width, height=height, lines=lines, chars=printable)
+
+
+def _plain_page(text: str, number: int, width: float, height: float) -> Page:
+    lines = [
+        Line(text=t.strip(), x0=0, x1=width, bottom=0, top=0, size=0, page=number)
+        for t in text.replace("\r", "\n").split("\n")
+        if t.strip()
+    ]
+    return Page(number, width, height, lines, sum(not c.isspace() for c in text))
+
+
+def _line(handle: object, raw: object, first: int, chars: list, number: int) -> Line:
+    visible = [c for c in chars if not c[0].isspace()]
+    size = statistics.median(c[4] - c[3] for c in visible)
+    weight = raw.FPDFText_GetFontWeight(handle, first)  # type: ignore[attr-defined]
+    angle = raw.FPDFText_GetCharAngle(handle, first)  # type: ignore[attr-defined]
+    rotated = abs(angle) > 0.1 and abs(angle - 6.2832) > 0.1
+    text = _SPACE.sub(" ", _superscripted(chars, size)).strip()
+    return Line(
+        text=text,
+        x0=min(c[1] for c in visible),
+        x1=max(c[2] for c in visible),
+        bottom=min(c[3] for c in visible),
+        top=max(c[4] for c in visible),
+        size=size,
+        page=number,
+        rotated=rotated,
+        bold=weight >= 600,
+    )
+
+
+def _mark_cells(lines: list[Line], gutter: float | None, width: float) -> None:
+    """How many fragments share each fragment's baseline on its side of the gutter (a table
+    row has several; a line of a column has one)."""
+    upright = sorted((x for x in lines if not x.rotated), key=lambda x: x.bottom)
+    rows: list[list[Line]] = []
+    for line in upright:
+        if rows and abs(line.bottom - rows[-1][-1].bottom) <= 2.0:
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    for row in rows:
+        row.sort(key=lambda x: x.x0)
+        cell_of: dict[int, int] = {}
+        cell = 0
+        for i, line in enumerate(row):
+            if i and line.x0 - row[i - 1].x1 > 1.6 * max(line.size, 1.0):
+                cell += 1  # a wide gap: another cell (a fragment split by a subscript is not)
+            cell_of[id(line)] = cell
+        for line in row:
+            same = [x for x in row if gutter is None or line.column == 0 or x.column == line.column]
+            line.cells = len({cell_of[id(x)] for x in same})
+            if (
+                gutter is not None
+                and line.column
+                and cell >= 2
+                and line.x1 - line.x0 < 0.25 * width
+            ):
+                line.cells = cell + 1  # a cell of a table across both columns
+
+
+def _gutter(page: Page) -> float | None:
+    """The x where a right column starts, when the page has two columns."""
+    starts = Counter(
+        round(line.x0 / 3) * 3
+        for line in page.lines
+        if not line.rotated
+        and line.words >= 3
+        and line.x1 - line.x0 >= 0.25 * page.width
+        and 0.35 * page.width < line.x0 < 0.65 * page.width
+    )
+    if not starts:
+        return None
+    x, n = starts.most_common(1)[0]
+    left_edges = sorted(
+        line.x1 for line in page.lines if line.x1 <= x + 2 and line.words >= 3 and not line.rotated
+    )
+    if n < 5 or len(left_edges) < 5:
+        return None
+    # The boundary sits just right of where most left-column lines end.
+    edge = left_edges[int(0.9 * (len(left_edges) - 1))]
+    return min(edge + 2.0, float(x))
+
+
+def reading_order(page: Page) -> list[Line]:
+    """Lines top to bottom; on a two-column page, each band's left column before its right."""
+    upright = [line for line in page.lines if not line.rotated]
+    rotated = [line for line in page.lines if line.rotated]
+    gutter = _gutter(page)
+    if gutter is None:
+        _mark_cells(upright, None, page.width)
+        return upright + rotated  # PDFium's order is the stream's, right for one column
+    for line in upright:
+        if line.x1 <= gutter + 1:
+            line.column = 1
+        elif line.x0 >= gutter - 1:
+            line.column = 2
+        else:
+            line.column = 0
+    _mark_cells(upright, gutter, page.width)
+    ordered: list[Line] = []
+    band: list[Line] = []
+
+    def flush() -> None:
+        for column in (1, 2):
+            ordered.extend(sorted((x for x in band if x.column == column), key=_top_down))
+        band.clear()
+
+    lowest = None
+    for line in sorted(upright, key=_top_down):
+        gap = lowest is not None and line.top < lowest - 1.5 * max(line.size, 1.0)
+        if line.column == 0 or gap:
+            flush()  # a full-width line, or white space across the page: a new band
+        if line.column == 0:
+            ordered.append(line)
+        else:
+            band.append(line)
+        lowest = line.bottom if lowest is None else min(lowest, line.bottom)
+    flush()
+    return ordered + rotated
+
+
+def _top_down(line: Line) -> tuple[float, float]:
+    return (-round(line.top / 3), line.x0)
+
+
+def _furniture_key(text: str) -> str:
+    return _DIGITS.sub("#", _SPACE.sub("", text.lower()))
+
+
+def mark_furniture(pages: list[Page]) -> None:
+    """Running headers/footers and page numbers: in the top or bottom band and repeated across
+    pages (or a bare number, or a DOI/journal line there). Rotated margin stamps too."""
+    band_lines: list[Line] = []
+    for page in pages:
+        low, high = _FURNITURE_BAND * page.height, (1 - _FURNITURE_BAND) * page.height
+        rotated_share = sum(len(x.text) for x in page.lines if x.rotated) / max(
+            1, sum(len(x.text) for x in page.lines)
+        )
+        for line in page.lines:
+            if line.rotated and rotated_share < 0.5:
+                line.furniture = True  # "Downloaded from ..." along a margin
+            elif not line.rotated and (line.top <= low or line.bottom >= high):
+                band_lines.append(line)
+    keys = Counter()
+    for key, _page in {(_furniture_key(x.text), x.page) for x in band_lines}:
+        keys[key] += 1
+    repeats = max(2, round(0.25 * len(pages)))
+    for line in band_lines:
+        key = _furniture_key(line.text)
+        bare_number = bool(re.fullmatch(r"[#ivxl]{1,6}|page#(of#)?|#/#|#of#", key))
+        if (
+            keys[key] >= repeats
+            or bare_number
+            or (
+                line.words <= 25
+                and _FURNITURE_WORDS.search(line.text)
+                and keys[key] >= 1
+                and len(pages) > 1
+                and _repeats_loosely(line, band_lines)
+            )
+        ):
+            line.furniture = True
+
+
+def _repeats_loosely(line: Line, band_lines: list[Line]) -> bool:
+    """A DOI/journal line whose first words come back on another page's band."""
+    head = _furniture_key(" ".join(line.text.split()[:3]))
+    return any(
+        other.page != line.page and _furniture_key(" ".join(other.text.split()[:3])) == head
+        for other in band_lines
+    )
+
+
+def body_size(pages: list[Page]) -> float:
+    """The font size most of the text is set in (weighted by characters)."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            if not line.furniture and not line.rotated and line.size:
+                sizes[round(line.size * 2) / 2] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0

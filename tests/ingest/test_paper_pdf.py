@@ -1,0 +1,166 @@
+"""A real paper, read as a scientist reads it: PDFs built here with fpdf2 (no ../shared)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lastword.errors import IngestError
+from lastword.ingest import ingest_paths
+from lastword.ingest.chunk import split_passages
+from lastword.ingest.readers.pdf import read_pdf
+from lastword.ingest.readers.text import read_text
+from lastword.settings import IngestSettings, RetrieveSettings
+from lastword.store.local import LocalStore
+from tests.conftest import PAPER_TITLE, make_paper_pdf
+
+SETTINGS = IngestSettings()
+
+
+def read(path: Path):
+    return next(read_pdf(path, path.read_bytes()))
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory: pytest.TempPathFactory):
+    path = make_paper_pdf(tmp_path_factory.mktemp("paper") / "acl07.pdf")
+    return read(path)
+
+
+def kinds_of(document) -> dict[str, str]:
+    """Each block's text -> its kind."""
+    return {
+        page.text[block.start : block.end]: block.kind
+        for page in document.pages
+        for block in page.blocks
+    }
+
+
+def test_title_from_the_first_page_not_the_metadata(paper):
+    assert paper.title == PAPER_TITLE
+    assert paper.metadata["authors"] == ["Ann Smith", "Bob Jones", "Carl Wu"]
+    assert paper.doc_id == paper.content_hash and len(paper.doc_id) == 64
+
+
+def test_running_header_footer_and_page_numbers_are_dropped(paper):
+    text = "\n".join(page.text for page in paper.pages)
+    assert "Journal of Field Botany" not in text
+    assert not any(line.strip() in {"1", "2", "3"} for line in text.splitlines())
+
+
+def test_two_columns_are_read_column_by_column_with_hyphens_decided(paper):
+    page = paper.pages[0].text
+    # the left column's sentence is whole, not interleaved with the right column's lines
+    assert "the long drought season that follows the short wet winter of the region" in page
+    assert page.index("Wild emmer wheat grows") < page.index("Omega plots received")
+    assert "a self-assessment of the growers" in page  # a compound keeps its hyphen
+    assert "every one of the four experiments run across" in page  # a broken word is joined
+
+
+def test_superscript_is_not_flattened(paper):
+    assert "The seed bank held 10^10 seeds" in paper.pages[1].text
+
+
+def test_kinds_front_abstract_heading_table_references(paper):
+    kinds = kinds_of(paper)
+    by_kind: dict[str, list[str]] = {}
+    for text, kind in kinds.items():
+        by_kind.setdefault(kind, []).append(text)
+    assert any("University of Examples" in t for t in by_kind["front"])
+    assert any("thirty percent longer" in t for t in by_kind["abstract"])
+    assert "1. Introduction" in by_kind["heading"] and "References" in by_kind["heading"]
+    assert any("Table 1." in t for t in by_kind["caption"])
+    assert any("41.2 cm" in t for t in by_kind["table"])
+    assert any("Smith J, Brown K" in t for t in by_kind["references"])
+    assert any("Gray T." in t for t in by_kind["references"])  # the list goes on over a page
+    assert not any("Smith J" in t for t in by_kind.get("body", []))
+
+
+def test_reference_entries_are_numbered(paper):
+    numbers = [entry.number for entry in paper.references]
+    assert numbers == [1, 2, 3, 4]
+    assert paper.references[0].text.startswith("1. Smith J, Brown K. Alteration in expression")
+    assert "wild emmer wheat roots. Plant Journal" in paper.references[0].text
+
+
+def test_passages_never_mix_kinds_or_carry_headings(paper):
+    passages = split_passages(paper.pages)
+    kinds = {p.kind for p in passages}
+    assert {"front", "abstract", "body", "table", "references"} <= kinds
+    for passage in passages:
+        assert "1. Introduction" not in passage.text
+        if passage.kind == "references":
+            assert (
+                "Omega plots" not in passage.text and "Wild emmer wheat grows" not in passage.text
+            )
+
+
+def test_almost_no_text_is_reported_like_an_image_only_pdf(tmp_path: Path):
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_title("Presentation1")
+    for _ in range(3):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=11)
+        pdf.text(20, 20, ".")
+    path = tmp_path / "slides.pdf"
+    pdf.output(str(path))
+    with pytest.raises(IngestError, match="image-only"):
+        read(path)
+
+
+def test_markdown_headings_and_references_get_kinds(tmp_path: Path):
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Root study\n\nRoots grew longer under drought.\n\n## References\n\n"
+        "1. Smith J. Roots. 2019.\n2. Lee A. Drought. 2018.\n3. Park S. Water. 2020.\n",
+        encoding="utf-8",
+    )
+    document = next(read_text(path, path.read_bytes()))
+    passages = split_passages(document.pages, min_words=1)
+    assert [(p.kind, p.text) for p in passages] == [
+        ("body", "Roots grew longer under drought."),
+        ("references", "1. Smith J. Roots. 2019. 2. Lee A. Drought. 2018. 3. Park S. Water. 2020."),
+    ]
+    assert [r.number for r in document.references] == [1, 2, 3]
+
+
+def test_ingest_stores_kinds_references_and_one_document_per_content(tmp_path: Path, minilm):
+    folder = tmp_path / "papers"
+    (folder / "sub").mkdir(parents=True)
+    make_paper_pdf(folder / "sub" / "paper.pdf")
+    index = tmp_path / "index"
+    first = ingest_paths([folder], index, minilm, SETTINGS)
+    assert first.failed == [] and first.added == ["sub/paper.pdf"]
+
+    # a copy under another name, and the folder moved: still one document, with both paths
+    shutil.copy(folder / "sub" / "paper.pdf", folder / "copy.pdf")
+    moved = tmp_path / "moved"
+    shutil.move(folder, moved)
+    again = ingest_paths([moved], index, minilm, SETTINGS, sync=True)
+    assert again.passages_embedded == 0 and again.removed == []
+    with LocalStore.open(index) as store:
+        (record,) = list(store.documents())
+        assert record.title == PAPER_TITLE
+        assert sorted(record.metadata["paths"]) == ["copy.pdf", "sub/paper.pdf"]
+        assert not any(str(tmp_path) in str(v) for v in record.metadata.values())
+        kinds = store.kind_counts()
+        assert kinds.get("references", 0) >= 1 and kinds.get("front", 0) >= 1
+        entries = store.references([record.doc_id])[record.doc_id]
+        assert [e.number for e in entries] == [1, 2, 3, 4]
+
+        query = minilm.embed_queries(["Alteration in expression of hormone-related genes"])[0]
+        everything = store.search(query, 20)
+        evidence = store.search(query, 20, kinds=RetrieveSettings().evidence_kinds)
+        assert any(hit.passage.kind == "references" for hit in everything)
+        assert evidence and all(hit.passage.kind not in ("references", "front") for hit in evidence)
+        assert all(str(tmp_path) not in str(hit.passage.metadata) for hit in everything)
+
+    # the last path gone: the document goes with --sync
+    (moved / "copy.pdf").unlink()
+    shutil.rmtree(moved / "sub")
+    gone = ingest_paths([moved], index, minilm, SETTINGS, sync=True)
+    assert gone.removed == ["copy.pdf"] or gone.removed == ["sub/paper.pdf"]
