@@ -61,8 +61,11 @@ class _RichProgress:
     def start(self, total_passages: int, documents: int) -> None:
         if total_passages:
             err_console.print(f"{documents} document(s) to embed, {total_passages} passages")
+        elif documents:  # on Ray the passages are counted as the workers chunk them
+            err_console.print(f"{documents} file(s) to read, chunk and embed on the cluster")
+        if total_passages or documents:
             self._progress.start()
-            self._task = self._progress.add_task("embed", total=total_passages, rate="")
+            self._task = self._progress.add_task("embed", total=total_passages or None, rate="")
 
     def advance(self, passages: int) -> None:
         if self._task is not None:
@@ -111,6 +114,14 @@ def ingest(
     sync: Annotated[
         bool, typer.Option("--sync", help="Remove documents whose files are gone.")
     ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Read, chunk and embed on a Ray cluster: 'auto' or its ADDRESS "
+            "(needs lastword[ray]; every node must see the files).",
+        ),
+    ] = None,
 ) -> None:
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
     from lastword.embed import make_embedder
@@ -121,9 +132,19 @@ def ingest(
     check_embedder_choice(target, embedder or settings.embed.embedder)
     chosen = make_embedder(settings.embed, embedder)
     console.print(f"index [bold]{target}[/] with {chosen.info.describe()}")
-    report = ingest_paths(
-        paths, target, chosen, settings.ingest, sync=sync, progress=_RichProgress()
-    )
+    if ray is not None:
+        if sync:
+            raise typer.BadParameter("--sync runs without --ray (it reads no file)")
+        from lastword.ingest.distributed import ingest_paths_ray
+
+        embed = settings.embed.model_copy(update={"embedder": chosen.info.name})
+        report = ingest_paths_ray(
+            paths, target, embed, settings.ingest, address=ray, progress=_RichProgress()
+        )
+    else:
+        report = ingest_paths(
+            paths, target, chosen, settings.ingest, sync=sync, progress=_RichProgress()
+        )
     _print_report(report)
     if report.failed:
         raise typer.Exit(1)
