@@ -119,7 +119,7 @@ def ingest(
         typer.Option(
             "--ray",
             help="Read, chunk and embed on a Ray cluster: 'auto' or its ADDRESS "
-            "(needs lastword[ray]; every node must see the files).",
+            "(needs lastword\\[ray]; every node must see the files).",
         ),
     ] = None,
 ) -> None:
