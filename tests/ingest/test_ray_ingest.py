@@ -115,3 +115,17 @@ def test_ray_ingest_builds_the_plain_index_and_survives_a_killed_worker(
         [corpus], index, EmbedSettings(), IngestSettings(), address=ray_cluster
     )
     assert again.passages_embedded == 0 and len(again.skipped) == DOCUMENTS
+
+
+def test_an_address_where_no_cluster_answers_is_one_clear_error_and_writes_nothing(
+    corpus: Path, tmp_path: Path
+) -> None:
+    from lastword.errors import ProviderUnavailable
+    from lastword.ingest.distributed import ingest_paths_ray
+    from tests.servers.ray_cluster import free_port
+
+    index = tmp_path / "index"
+    address = f"127.0.0.1:{free_port()}"
+    with pytest.raises(ProviderUnavailable, match=f"no Ray cluster answers at {address}"):
+        ingest_paths_ray([corpus], index, EmbedSettings(), IngestSettings(), address=address)
+    assert not index.exists()

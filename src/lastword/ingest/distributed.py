@@ -17,6 +17,7 @@ installed with the same embedder (``pip install 'lastword[ray]'``).
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -78,11 +79,29 @@ def prepare_task(
     }
 
 
+def _reachable(address: str, timeout_s: float = 5.0) -> None:
+    """A HOST:PORT that accepts no connection is one clear error now (``ray.init`` would
+    retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto", "local", a ray:// URL: Ray resolves those itself
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        raise ProviderUnavailable(
+            f"no Ray cluster answers at {address} ({exc.strerror or exc}); start one with "
+            "'ray start --head' or give its address to --ray",
+            "ray",
+        ) from None
+
+
 def _connect(address: str) -> Any:
     try:
         import ray
     except ImportError as exc:
         raise MissingExtraError("ray", "ray") from exc
+    _reachable(address)
     try:
         ray.init(
             address=address, ignore_reinit_error=True, log_to_driver=False, logging_level="ERROR"
