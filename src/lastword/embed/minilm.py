@@ -56,6 +56,9 @@ class _Runtime:
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # Threads sleep between operators instead of spinning: on a shared machine spinning
+        # burns cores others need (measured ~8% more CPU per passage, slower wall time).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
         self.tokenizer.no_padding()
