@@ -95,6 +95,9 @@ class EmbedSettings(Section):
         "minilm", description="Embedder that builds and reads the index."
     )
     batch_size: int = Field(32, ge=1, le=1000, description="Passages embedded per call.")
+    threads: int = Field(
+        0, ge=0, le=256, description="MiniLM's ONNX Runtime threads (0: every usable core)."
+    )
     voyage_model: str = Field("voyage-3", description="Voyage embedding model.")
     voyage_url: str | None = Field(None, description="Voyage API base URL (None: the SDK default).")
     openai_model: str = Field("text-embedding-3-small", description="OpenAI-compatible model.")

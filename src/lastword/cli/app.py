@@ -92,6 +92,9 @@ def index_dir(index: Path | None) -> Path:
 
 def main() -> None:
     """Entry point: run the app, turning lastword errors into one message and an exit code."""
+    from lastword import notices
+
+    notices.set_listener(lambda message: err_console.print(f"[dim]{message}[/]"))
     try:
         for argument in sys.argv[1:]:
             check_text(argument, "a command-line argument")

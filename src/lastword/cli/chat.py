@@ -10,17 +10,16 @@ import getpass
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lastword.chat.assistant import Assistant
-from lastword.chat.reply import Message
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.cli.render import printable, safe
 from lastword.errors import InputError
-from lastword.pipeline import Pipeline
-from lastword.websearch.keys import PROVIDERS, KeyStore
+
+if TYPE_CHECKING:
+    from lastword.websearch.keys import KeyStore
 
 keys_app = typer.Typer(
     help="Search API keys, stored encrypted. A stored key is never shown again.",
@@ -52,6 +51,10 @@ def chat(
         raise InputError("--member and --chat must not be empty")
     settings = state.settings
     interactive = sys.stdin.isatty()
+    from lastword.chat.assistant import Assistant
+    from lastword.chat.reply import Message
+    from lastword.pipeline import Pipeline
+
     with Pipeline.open(settings, index_dir(index), generator=generator) as pipeline:
         assistant = Assistant(settings, pipeline)
         name = assistant.persona.name
@@ -89,6 +92,8 @@ def chat(
 
 
 def _keystore() -> KeyStore:
+    from lastword.websearch.keys import KeyStore
+
     return KeyStore.for_settings(state.settings)
 
 
@@ -98,6 +103,8 @@ def keys_set(
 ) -> None:
     """Store a key, read without echo (or from stdin when it is not a terminal)."""
     store = _keystore()
+    from lastword.websearch.keys import PROVIDERS
+
     if provider not in PROVIDERS:
         raise InputError(f"unknown search provider '{provider}'; choose one of: brave, serper")
     if sys.stdin.isatty():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -20,10 +20,11 @@ from rich.table import Table
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
 from lastword.cli.render import render_retrieval, safe
-from lastword.embed.for_index import embedder_for_index
-from lastword.ingest import IngestReport, index_embedder, ingest_paths
-from lastword.pipeline import Pipeline
-from lastword.store.open import describe_location, open_store
+
+# The library is imported inside each command: `lastword --help` and `sources` need none of
+# the embedding, gate or ingest modules (bench/cold_start.py).
+if TYPE_CHECKING:
+    from lastword.ingest import IngestReport
 
 IndexOption = Annotated[
     Path | None,
@@ -60,8 +61,11 @@ class _RichProgress:
     def start(self, total_passages: int, documents: int) -> None:
         if total_passages:
             err_console.print(f"{documents} document(s) to embed, {total_passages} passages")
+        elif documents:  # on Ray the passages are counted as the workers chunk them
+            err_console.print(f"{documents} file(s) to read, chunk and embed on the cluster")
+        if total_passages or documents:
             self._progress.start()
-            self._task = self._progress.add_task("embed", total=total_passages, rate="")
+            self._task = self._progress.add_task("embed", total=total_passages or None, rate="")
 
     def advance(self, passages: int) -> None:
         if self._task is not None:
@@ -110,8 +114,20 @@ def ingest(
     sync: Annotated[
         bool, typer.Option("--sync", help="Remove documents whose files are gone.")
     ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Read, chunk and embed on a Ray cluster: 'auto' or its ADDRESS "
+            "(needs lastword\\[ray]; every node must see the files).",
+        ),
+    ] = None,
 ) -> None:
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
+    from lastword.embed.for_index import embedder_for_index
+    from lastword.ingest import index_embedder, ingest_paths
+    from lastword.store.open import describe_location
+
     settings = state.settings
     target = index_dir(index)
     where = describe_location(settings, target)
@@ -119,15 +135,25 @@ def ingest(
         settings.embed, index_embedder(target, settings.store), embedder, where
     )
     console.print(f"index [bold]{where}[/] with {chosen.info.describe()}")
-    report = ingest_paths(
-        paths,
-        target,
-        chosen,
-        settings.ingest,
-        sync=sync,
-        progress=_RichProgress(),
-        store_settings=settings.store,
-    )
+    if ray is not None:
+        if sync:
+            raise typer.BadParameter("--sync runs without --ray (it reads no file)")
+        from lastword.ingest.distributed import ingest_paths_ray
+
+        embed = settings.embed.model_copy(update={"embedder": chosen.info.name})
+        report = ingest_paths_ray(
+            paths, target, embed, settings.ingest, address=ray, progress=_RichProgress()
+        )
+    else:
+        report = ingest_paths(
+            paths,
+            target,
+            chosen,
+            settings.ingest,
+            sync=sync,
+            progress=_RichProgress(),
+            store_settings=settings.store,
+        )
     _print_report(report)
     if report.failed:
         raise typer.Exit(1)
@@ -149,6 +175,8 @@ def inspect(
     """Show what retrieval finds for a question: top-k passages with scores. No generation."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
+    from lastword.pipeline import Pipeline
+
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
         if questions is not None:
             emit_jsonl(read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting")
@@ -164,6 +192,8 @@ def inspect(
 @app.command()
 def sources(index: IndexOption = None) -> None:
     """List the documents in an index with their passage counts and the embedder."""
+    from lastword.store.open import open_store
+
     target = index_dir(index)
     with open_store(state.settings, target) as store:
         info = store.info()

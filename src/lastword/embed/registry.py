@@ -12,7 +12,7 @@ from lastword.settings import EmbedSettings
 def _minilm(settings: EmbedSettings) -> Embedder:
     from lastword.embed.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder(batch_size=settings.batch_size)
+    return MiniLMEmbedder(batch_size=settings.batch_size, threads=settings.threads)
 
 
 def _voyage(settings: EmbedSettings) -> Embedder:

