@@ -163,17 +163,13 @@ class BibliographyIndex:
 
     def names_reference(self, number: int, context: Sequence[str]) -> bool:
         """True when ``[number]`` follows words of the reference-list entry numbered
-        ``number`` (e.g. a cited paper's title), or when the context quotes any entry."""
-        if len(context) < 3:
+        ``number`` (e.g. a cited paper's title) that passage ``number`` does not itself hold."""
+        if len(context) < 3 or holds_context(context, self._passage_words.get(number, ())):
             return False
         pairs = _bigrams(context)
-        for entry in self._references.get(number, ()):
-            if len(pairs & _bigrams(entry)) >= BIGRAM_SHARE * len(pairs):
-                return True
         return any(
-            len(pairs & _bigrams(entry)) >= max(4, 0.8 * len(pairs))
-            for entries in self._references.values()
-            for entry in entries
+            len(pairs & _bigrams(entry)) >= BIGRAM_SHARE * len(pairs)
+            for entry in self._references.get(number, ())
         )
 
     def copied_from(self, number: int, context: Sequence[str]) -> int | None:
