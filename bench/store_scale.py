@@ -166,11 +166,9 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
     )
     print(f"pgvector schema {settings.schema_name}", flush=True)
     with PostgresStore.open_for_write(dsn, info(), settings) as store:
-        indexed = store._fetch(
-            "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
-            (settings.schema_name, "passages_embedding"),
-        )[0][0]
-        if not indexed:
+        # A new schema comes with its (empty) HNSW index: load the synthetic rows first, with
+        # the index dropped, and build it once over them.
+        if "synthetic-0" not in store.document_hashes():
             store.drop_vector_index()
             store.commit()
             fill(store, synthetic_documents(size), "pgvector synthetic")
