@@ -163,8 +163,15 @@ class BibliographyIndex:
 
     def names_reference(self, number: int, context: Sequence[str]) -> bool:
         """True when ``[number]`` follows words of the reference-list entry numbered
-        ``number`` (e.g. a cited paper's title), or when the context quotes any entry."""
+        ``number`` (e.g. a cited paper's title), or when the context quotes any entry.
+
+        Never when passage ``number`` itself holds the context: the marker then points at the
+        words it repeats (a verbatim quote of a methods sentence that names a guideline which
+        is also in the reference list is a citation of the passage).
+        """
         if len(context) < 3:
+            return False
+        if holds_context(context, self._passage_words.get(number, ())):
             return False
         pairs = _bigrams(context)
         for entry in self._references.get(number, ()):
