@@ -11,6 +11,7 @@ import pytest
 
 from lastword.result import RetrievedPassage
 from lastword.settings import VerifySettings
+from lastword.store.protocol import ReferenceEntry
 from lastword.verify import CONTRADICTS, INJECTED, NO_CONTENT, OFF_QUESTION, verify_draft
 from lastword.verify.direction import contradiction
 from lastword.verify.sentences import has_own_content
@@ -134,3 +135,23 @@ def test_a_draft_without_markers_is_refused_for_that_reason(check) -> None:
 )
 def test_direction_and_polarity(sentence: str, source: str, flipped: bool) -> None:
     assert (contradiction(sentence, source) is not None) is flipped
+
+
+def test_a_verbatim_quote_is_not_a_phantom_when_the_reference_list_names_the_same_words(
+    minilm,
+) -> None:
+    methods = (
+        "Acute oral toxicity study was performed as per the OECD test guideline for testing of "
+        "chemicals (Test Number 420, Section 4: Health Effects)."
+    )
+    passages = (
+        passage(1, "Rats were housed in cages."),
+        passage(2, "Feed was ad libitum."),
+        passage(3, methods),
+    )
+    entry = ReferenceEntry(
+        3, "OECD. Guideline for testing of chemicals. Test Number 420, Section 4: Health Effects."
+    )
+    references = {"d3": [entry]}
+    v = verify_draft(f"{methods[:-1]} [3].", passages, minilm, VerifySettings(), references)
+    assert v.phantoms == () and v.supported
