@@ -107,7 +107,15 @@ def test_html_escapes_questions(tmp_path: Path) -> None:
     doc["items"][0]["question"] = "<script>alert(1)</script> | pipes"
     doc["run"]["evalset"]["name"] = '<img src=x onerror="alert(2)">'
     doc["items"][1]["result"]["passages"] = [
-        {"n": 1, "doc_id": "d2", "title": "<b>bold</b>\nsecond line"}
+        {
+            "n": 1,
+            "passage_id": 1,
+            "doc_id": "d2",
+            "title": "<b>bold</b>\nsecond line",
+            "page": None,
+            "score": 0.5,
+            "text": "A passage.",
+        }
     ]
     results = tmp_path / "r.json"
     results.write_text(json.dumps(doc))

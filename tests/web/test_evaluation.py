@@ -40,7 +40,7 @@ def cli_run(site, tmp_path_factory, monkeypatch_module) -> dict:
     evalset.write_text(EVALSET)
     out = folder / "results.json"
     monkeypatch_module.chdir(folder)
-    monkeypatch_module.setenv("LASTWORD_WEBSEARCH__STATE_DIR", str(site.state_dir))
+    monkeypatch_module.setenv("LASTWORD_STATE__DIR", str(site.state_dir))
     result = CliRunner().invoke(
         app, ["eval", "run", str(evalset), "--index", str(site.index), "--out", str(out)]
     )

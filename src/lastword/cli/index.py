@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from lastword.cli.app import console, err_console, index_dir
-from lastword.store.check import check_index
 
 index_app = typer.Typer(help="Look after an index directory.", no_args_is_help=True)
 
@@ -30,6 +29,8 @@ def index_check(
     to do. Exit code 0: whole (or repaired); 1: damage left unrepaired; 3: SQLite damaged.
     """
     target = index_dir(index)
+    from lastword.store.check import check_index
+
     report = check_index(target, repair=repair)
     console.print(
         f"{target}: index.sqlite ok ({report.documents} documents, {report.passages} passages, "

@@ -6,15 +6,16 @@ Registered by ``lastword.cli`` as ``app.add_typer(store_app, name="store")``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lastword.cli.app import console, err_console, state
 from lastword.errors import InputError
 from lastword.settings import StoreSettings
-from lastword.store.copy import CopyReport, copy_index
-from lastword.store.open import open_store, store_exists
+
+if TYPE_CHECKING:
+    from lastword.store.copy import CopyReport
 
 store_app = typer.Typer(
     help="Move an index between stores (a local directory, PostgreSQL).", no_args_is_help=True
@@ -53,6 +54,9 @@ def copy(
     ] = False,
 ) -> None:
     """Copy every document, passage and vector; documents already there unchanged are skipped."""
+    from lastword.store.copy import copy_index
+    from lastword.store.open import open_store, store_exists
+
     source_settings, source_dir = _where(source, schema)
     target_settings, target_dir = _where(target, schema)
     if not store_exists(source_settings, source_dir):

@@ -20,7 +20,6 @@ from lastword import statedir
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.errors import ConfigError, InputError
 from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
-from lastword.store.open import describe_location
 
 users_app = typer.Typer(
     name="users",
@@ -199,6 +198,8 @@ def serve(
         generator=generator,
     )
     target = index_dir(index)
+    from lastword.store.open import describe_location
+
     where = describe_location(settings, target)
     if workers > 1:
         from lastword.web.workers import SPEC_VARIABLE, worker_spec

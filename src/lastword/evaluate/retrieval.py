@@ -138,12 +138,16 @@ def load_queries(path: Path) -> dict[str, str]:
 def document_aliases(documents: Iterable) -> dict[str, str]:
     """Every name a relevance file may use for a stored document -> its doc_id.
 
-    The doc_id itself, the ``id`` a JSONL record carried (``metadata.id``), the source's file
-    name and the title; a name shared by two documents is dropped (it would judge both).
+    The doc_id itself, the ``id`` a JSONL record carried (``metadata.id``), the path shown to
+    users (``metadata.path``, relative to the ingest root), the source's file name and stem,
+    and the title; a name shared by two documents is dropped (it would judge both).
     """
     seen: dict[str, set[str]] = {}
     for record in documents:
         names = {record.doc_id, record.title, Path(record.source).name, Path(record.source).stem}
+        shown = record.metadata.get("path") if isinstance(record.metadata, dict) else None
+        if shown:
+            names |= {str(shown), Path(str(shown)).name, Path(str(shown)).stem}
         meta_id = record.metadata.get("id") if isinstance(record.metadata, dict) else None
         if meta_id:
             names.add(str(meta_id))

@@ -27,6 +27,7 @@ from lastword.errors import LastwordError
 from lastword.evaluate.evalset import EvalItem, EvalSet
 from lastword.evaluate.grading import grade
 from lastword.evaluate.records import ItemRecord, Results, RunRecord
+from lastword.evaluate.retrieval import document_aliases
 from lastword.result import Result, Status
 from lastword.settings import Settings
 
@@ -51,8 +52,24 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def item_record(item: EvalItem, result: Result, elapsed_ms: float) -> ItemRecord:
-    graded = grade(item, result)
+def resolve_documents(item: EvalItem, aliases: dict[str, str]) -> EvalItem:
+    """The item with the documents it names (a file name, a path, a JSONL id, a title) as the
+    index's doc ids, so grading and ablation compare ids, wherever the corpus lives."""
+    if not aliases or not (item.expected_docs or item.exclude_docs):
+        return item
+    return item.model_copy(
+        update={
+            "expected_docs": tuple(aliases.get(d, d) for d in item.expected_docs),
+            "exclude_docs": tuple(aliases.get(d, d) for d in item.exclude_docs),
+        }
+    )
+
+
+def item_record(
+    item: EvalItem, result: Result, elapsed_ms: float, aliases: dict[str, str] | None = None
+) -> ItemRecord:
+    """The record keeps the names the eval set used; grading compares doc ids."""
+    graded = grade(resolve_documents(item, aliases or {}), result)
     return ItemRecord(
         **{
             "id": item.id,
@@ -74,12 +91,13 @@ def item_record(item: EvalItem, result: Result, elapsed_ms: float) -> ItemRecord
     )
 
 
-def ask_item(pipeline: Pipeline, item: EvalItem) -> Result:
+def ask_item(pipeline: Pipeline, item: EvalItem, aliases: dict[str, str] | None = None) -> Result:
     """One item through ``Pipeline.ask``; an ablated item has its documents left out of retrieval.
 
     A lastword error that escapes the pipeline is recorded as a failed result so one broken
     item does not end a thousand-item run; anything else is a bug and propagates.
     """
+    item = resolve_documents(item, aliases or {})
     try:
         if item.exclude_docs:
             return pipeline.ask(item.question, exclude_doc_ids=frozenset(item.exclude_docs))
@@ -152,14 +170,15 @@ def run_evalset(
         handle.write(json.dumps({"partial_of": key}) + "\n")
         for record in done.values():
             handle.write(record.model_dump_json() + "\n")
+    aliases = document_aliases(pipeline.store.documents())
     records: list[ItemRecord] = []
     with partial.open("a", encoding="utf-8") as handle:
         for position, item in enumerate(evalset.items, start=1):
             record = done.get(item.id)
             if record is None:
                 tick = time.perf_counter()
-                result = ask_item(pipeline, item)
-                record = item_record(item, result, (time.perf_counter() - tick) * 1000)
+                result = ask_item(pipeline, item, aliases)
+                record = item_record(item, result, (time.perf_counter() - tick) * 1000, aliases)
                 handle.write(record.model_dump_json() + "\n")
                 handle.flush()
             records.append(record)

@@ -223,7 +223,8 @@ class KeyStore:
         fernet = self._fernet(create=False)
         if fernet is None:
             raise ConfigError(
-                f"{what} is stored but no master key was found (looked in {self.master_key_source})"
+                f"{what} is stored but its master key is missing "
+                f"(looked in {self.master_key_source})"
             )
         try:
             return SecretStr(fernet.decrypt(token.encode("ascii")).decode("utf-8"))
