@@ -142,7 +142,13 @@ def ingest(
 
         embed = settings.embed.model_copy(update={"embedder": chosen.info.name})
         report = ingest_paths_ray(
-            paths, target, embed, settings.ingest, address=ray, progress=_RichProgress()
+            paths,
+            target,
+            embed,
+            settings.ingest,
+            address=ray,
+            progress=_RichProgress(),
+            store_settings=settings.store,
         )
     else:
         report = ingest_paths(

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from lastword.embed import make_embedder
-from lastword.errors import IndexMismatchError, InputError, MissingExtraError, ProviderUnavailable
+from lastword.embed.for_index import check_matches
+from lastword.errors import InputError, MissingExtraError, ProviderUnavailable
 from lastword.ingest.readers import READERS
 from lastword.ingest.run import (
     IngestReport,
@@ -41,8 +42,8 @@ from lastword.ingest.run import (
     relative_paths,
     write_batch,
 )
-from lastword.settings import EmbedSettings, IngestSettings
-from lastword.store.local import LocalStore
+from lastword.settings import EmbedSettings, IngestSettings, StoreSettings
+from lastword.store.open import open_store
 
 #: Tasks in flight per cluster CPU: enough to keep every core busy while the writer commits.
 IN_FLIGHT_PER_CPU = 2
@@ -122,13 +123,14 @@ def ingest_paths_ray(
     files_per_task: int = 8,
     progress: ProgressSink | None = None,
     on_batch_committed: Callable[[int], None] | None = None,
+    store_settings: StoreSettings | None = None,
 ) -> IngestReport:
     """``ingest_paths`` with the reading, chunking and embedding on the Ray cluster at
     ``address`` ("auto": the cluster this machine belongs to)."""
     started = time.perf_counter()
     progress = progress or ProgressSink()
     report = IngestReport()
-    files, problems = find_files(paths)
+    files, problems = find_files(paths, settings.follow_symlinks_outside)
     report.failed += problems
     if not files:
         if problems:
@@ -138,13 +140,9 @@ def ingest_paths_ray(
     ray = _connect(address)
     remote = ray.remote(max_retries=3, num_cpus=1)(prepare_task)
 
-    store = LocalStore.open_for_write(index_dir, info)
+    store = open_store(store_settings or StoreSettings(), index_dir, write_as=info)
     try:
-        if store.embedder != info:
-            raise IndexMismatchError(
-                f"the index at {index_dir} was built with {store.embedder.describe()}; "
-                f"refusing to add {info.describe()} vectors to it."
-            )
+        check_matches(store.embedder, info, store.location)
         known = store.document_hashes()
         shown = relative_paths(paths, files)
         chunks = [
