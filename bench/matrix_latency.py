@@ -98,7 +98,7 @@ def main() -> None:
             KeyStore(state).set("brave", KEY)
             config = root / "lastword.toml"
             config.write_text(
-                f'[websearch]\nbrave_url = "{brave.url}"\nstate_dir = "{state}"\n'
+                f'[state]\ndir = "{state}"\n[websearch]\nbrave_url = "{brave.url}"\n'
                 f"member_searches_per_window = 100000\nchat_searches_per_window = 100000\n"
                 f'[matrix]\nallowed_inviters = ["@maria:lab.test"]\nsync_timeout_s = 30.0\n'
             )

@@ -8,6 +8,7 @@ by the last tests): each step reads the room as a member would.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -95,9 +96,11 @@ def world(tmp_path_factory, synapse, accounts, matrix_index, brave_counting):
     config = root / "lastword.toml"
     config.write_text(
         f"""
+[state]
+dir = "{state_dir}"
+
 [websearch]
 brave_url = "{brave_counting.url}"
-state_dir = "{state_dir}"
 timeout_s = 10.0
 
 [matrix]
@@ -192,9 +195,14 @@ def test_a_web_search_sends_the_members_words_once_and_links_the_sources(world):
     assert sent[0].query["q"] == ["the half-life of caffeine in healthy adults"]
     html = content["formatted_body"]
     assert "🔎 From search previews" in html
-    assert 'en.wikipedia.org <a href="https://en.wikipedia.org/wiki/Caffeine">1</a>' in html or (
-        'sleepfoundation.org <a href="https://www.sleepfoundation.org/' in html
-    )
+    # The source line: each number the answer cites, as a real link beside its domain.
+    links = re.findall(r'([\w.-]+) <a href="(https://[^"]+)">(\d+)</a>', html)
+    assert links, html
+    cited = set(re.findall(r"\[(\d+)\]", html))
+    assert {number for _, _, number in links} == cited
+    for domain, url, _ in links:
+        assert domain.removeprefix("www.") in ("en.wikipedia.org", "sleepfoundation.org")
+        assert domain in url
     assert "](https://" in content["body"]  # the plain body keeps readable links
 
 
