@@ -39,7 +39,14 @@ from lastword.store import ann, check, lexical
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
-from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
+from lastword.store.protocol import (
+    DocumentRecord,
+    Hit,
+    IndexInfo,
+    NewPassage,
+    ReferenceEntry,
+    check_vectors,
+)
 from lastword.terms import terms
 
 FORMAT_VERSION = "2"  # 2: content-hash ids, passage kinds and flags, sources, references
@@ -278,12 +285,7 @@ class LocalStore(StoreExtras):
         vectors: np.ndarray,
         references: Sequence[ReferenceEntry] = (),
     ) -> None:
-        dim = self.embedder.dim
-        if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
-            raise CorpusIndexError(
-                f"vectors of shape {vectors.shape} {vectors.dtype} do not fit "
-                f"{len(passages)} passages of a {dim}-d float32 index"
-            )
+        check_vectors(vectors, len(passages), self.embedder.dim)
         self._begin_if_needed()
         self._conn.execute("DELETE FROM documents WHERE doc_id = ?", (record.doc_id,))
         self._conn.execute(

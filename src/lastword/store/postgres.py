@@ -39,7 +39,14 @@ from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store.lexical import lexical_tokens
 from lastword.store.postgres_extras import PostgresExtras, binary_copy, create_tables
-from lastword.store.protocol import DocumentRecord, Hit, IndexInfo, NewPassage, ReferenceEntry
+from lastword.store.protocol import (
+    DocumentRecord,
+    Hit,
+    IndexInfo,
+    NewPassage,
+    ReferenceEntry,
+    check_vectors,
+)
 from lastword.terms import terms
 
 FORMAT_VERSION = "2"  # as the local store: content-hash ids, kinds, flags, sources, references
@@ -285,12 +292,7 @@ class PostgresStore(PostgresExtras):
         vectors: np.ndarray,
         references: Sequence[ReferenceEntry] = (),
     ) -> None:
-        dim = self.embedder.dim
-        if vectors.shape != (len(passages), dim) or vectors.dtype != np.float32:
-            raise CorpusIndexError(
-                f"vectors of shape {vectors.shape} {vectors.dtype} do not fit "
-                f"{len(passages)} passages of a {dim}-d float32 index"
-            )
+        check_vectors(vectors, len(passages), self.embedder.dim)
         self._require_writer()
         conn = self._main
         self._dirty = True

@@ -73,6 +73,17 @@ class IndexInfo:
     updated_at: str
 
 
+def check_vectors(vectors: np.ndarray, passages: int, dim: int) -> None:
+    """A ``CorpusIndexError`` unless ``vectors`` is one float32 row of ``dim`` per passage."""
+    if vectors.shape != (passages, dim) or vectors.dtype != np.float32:
+        from lastword.errors import CorpusIndexError
+
+        raise CorpusIndexError(
+            f"vectors of shape {vectors.shape} {vectors.dtype} do not fit "
+            f"{passages} passages of a {dim}-d float32 index"
+        )
+
+
 @runtime_checkable
 class Store(Protocol):
     #: where the index is, for messages (a directory, or a database and schema; no password)
