@@ -692,7 +692,17 @@ def resolve_config_path(path: Path | None) -> Path | None:
 
 
 #: LASTWORD_* variables that are not settings fields.
-NON_SETTING_VARIABLES = frozenset({"LASTWORD_CONFIG", "LASTWORD_MASTER_KEY", "LASTWORD_DATASETS"})
+NON_SETTING_VARIABLES = frozenset(
+    {
+        "LASTWORD_CONFIG",  # the settings file
+        "LASTWORD_MASTER_KEY",  # the key that encrypts stored API keys
+        "LASTWORD_CACHE_DIR",  # where the ONNX export of MiniLM is kept
+        "LASTWORD_DATASETS",  # real data for tests and benchmarks
+        "LASTWORD_BENCH_CACHE",  # indexes the benchmarks keep between runs
+        "LASTWORD_SYNAPSE_VENV",  # scripts/setup and the Matrix tests: Synapse's virtualenv
+        "LASTWORD_SKIP_LLAMACPP",  # scripts/setup: do not build llama-cpp-python
+    }
+)
 
 
 def _check_environment() -> None:

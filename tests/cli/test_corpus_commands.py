@@ -138,6 +138,14 @@ def test_settings_errors_name_the_key(cli, tmp_path: Path, monkeypatch):
     assert outcome.code == 2 and "unknown environment variable LASTWORD_RETRIEVAL__K" in outcome.err
 
     monkeypatch.delenv("LASTWORD_RETRIEVAL__K")
+    # Variables the README documents that are not settings (the model cache, the master key)
+    # are not mistaken for misspelt ones.
+    monkeypatch.setenv("LASTWORD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LASTWORD_SKIP_LLAMACPP", "1")
+    from lastword.settings import load_settings
+
+    assert load_settings(None).retrieve.k >= 1
+    monkeypatch.delenv("LASTWORD_CACHE_DIR")
     outcome = cli("--config", tmp_path / "absent.toml", "sources")
     assert outcome.code == 2 and "settings file not found" in outcome.err
 
