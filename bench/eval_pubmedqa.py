@@ -73,7 +73,7 @@ def print_outcomes(document: Results) -> None:
     for item in items:
         key = f"{item.kind}:{item.fired or item.result.status}"
         fired[key] = fired.get(key, 0) + 1
-    run = document["run"]
+    run = document.run
     print("\n[outcomes of the full pipeline at the shipped thresholds]")
     print(
         f"scenarios answered                    {answered}/{len(scenarios)}"
@@ -85,7 +85,7 @@ def print_outcomes(document: Results) -> None:
     )
     print(f"who decided                           {dict(sorted(fired.items()))}")
     print(f"phantoms                              {phantoms}")
-    print(f"mean time per question                {run['mean_ms_per_item']:.1f} ms")
+    print(f"mean time per question                {run.mean_ms_per_item or 0.0:.1f} ms")
 
 
 def main() -> int:
