@@ -46,6 +46,7 @@ from lastword.store.protocol import (
     NewPassage,
     ReferenceEntry,
     check_vectors,
+    initial_meta,
 )
 from lastword.terms import terms
 
@@ -208,17 +209,7 @@ class PostgresStore(PostgresExtras):
             ) from None
         create_tables(conn, s, embedder.dim)
         self.create_vector_index()
-        now = _now()
-        for key, value in {
-            "format_version": FORMAT_VERSION,
-            "embedder_name": embedder.name,
-            "embedder_model": embedder.model,
-            "embedder_dim": str(embedder.dim),
-            "generation": "0",
-            "fingerprint": "",
-            "created_at": now,
-            "updated_at": now,
-        }.items():
+        for key, value in initial_meta(embedder, FORMAT_VERSION, _now()).items():
             self._set_meta(key, value)
         conn.commit()
 

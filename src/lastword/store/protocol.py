@@ -73,6 +73,20 @@ class IndexInfo:
     updated_at: str
 
 
+def initial_meta(embedder: EmbedderInfo, format_version: str, now: str) -> dict[str, str]:
+    """The meta rows every backend writes when it creates an index."""
+    return {
+        "format_version": format_version,
+        "embedder_name": embedder.name,
+        "embedder_model": embedder.model,
+        "embedder_dim": str(embedder.dim),
+        "generation": "0",
+        "fingerprint": "",
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
 def check_vectors(vectors: np.ndarray, passages: int, dim: int) -> None:
     """A ``CorpusIndexError`` unless ``vectors`` is one float32 row of ``dim`` per passage."""
     if vectors.shape != (passages, dim) or vectors.dtype != np.float32:
