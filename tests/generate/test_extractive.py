@@ -176,3 +176,60 @@ def test_the_kind_of_thing_asked(question, number, name, place) -> None:
 def test_rare_terms_and_codes_are_recognised() -> None:
     profile = QuestionProfile.of("What relative quantity of TLR7 mRNA did T3 give in H9N2 birds?")
     assert {"tlr7", "h9n2"} <= profile.rare
+
+
+TABLE = (
+    "Table 3 Growth performance of broilers fed garlic and holy basil leaf powder\n"
+    "Group | Body weight gain (g) | Feed intake (g) | FCR\n"
+    "T1 | 1890.40 | 3402.7 | 1.80\n"
+    "T6 | 2129.25 | 3619.7 | 1.70\n"
+    "T7 | 2010.10 | 3500.2 | 1.74"
+)
+
+
+def test_a_table_passage_is_quoted_row_by_row_under_its_header() -> None:
+    from lastword.generate.extractive import table_rows
+
+    rows = table_rows(TABLE)
+    assert len(rows) == 3
+    assert rows[1] == (
+        "Table 3 — Group: T6; Body weight gain (g): 2129.25; Feed intake (g): 3619.7; FCR: 1.70."
+    )
+    # A passage of kind "table" offers its rows, never the caption or the run-together text.
+    request = GenerationRequest("Which group gained most weight?", (passage(1, TABLE, kind="table"),))
+    texts = [c.text for c in candidates_of(request)]
+    assert texts == rows
+
+
+def test_the_row_that_answers_is_chosen_and_survives_the_verifier(generator, minilm) -> None:
+    from lastword.settings import VerifySettings
+    from lastword.verify import verify_draft
+
+    passages = (
+        passage(1, TABLE, score=0.62, kind="table"),
+        passage(2, METHODS, score=0.55),
+    )
+    question = "What feed conversion ratio did group T6 reach?"
+    draft = generator.generate(GenerationRequest(question, passages))
+    assert "T6" in draft.text and "1.70" in draft.text, draft.text
+    checked = verify_draft(draft.text, passages, minilm, VerifySettings(), question=question)
+    assert checked.supported and "1.70" in checked.answer
+
+
+def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value(minilm) -> None:
+    from lastword.generate.answering import answer_probability, candidate_features
+
+    question = "At what day/night temperatures were the plants grown in this study?"
+    candidates = [
+        Candidate(n=1, text=s, passage_score=0.6)
+        for s in (
+            "In this study, plants were grown in growth chambers at day/night temperatures of "
+            "24/18 °C under a 16 h photoperiod.",
+            "The temperatures at which plants were grown in this study were chosen with care.",
+            "Keller A, Silva B. Heat tolerance of wheat at anthesis. J Agron Crop Sci. 2015;201(3).",
+        )
+    ]
+    vectors = minilm.embed_documents([c.text for c in candidates])
+    similarity = vectors @ minilm.embed_queries([question])[0]
+    p = answer_probability(candidate_features(QuestionProfile.of(question), candidates, similarity))
+    assert p[0] > p[1] and p[0] > p[2], p

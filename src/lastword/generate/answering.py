@@ -197,10 +197,97 @@ def penalties(candidate: Candidate, profile: QuestionProfile) -> tuple[float, li
     return cost, why
 
 
-def score_candidates(
+_METHOD_RE = re.compile(
+    r"\b(the\s+)?(aim|aims|objective|objectives|purpose|goal)\s+(of|was|were|is)\b"
+    r"|\bwas\s+(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
+    r"studied|measured|tested|calculated|performed|conducted|carried\s+out)\b"
+    r"|\bwere\s+(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
+    r"studied|measured|tested|calculated|performed|conducted|carried\s+out)\b"
+    r"|\b(we|this\s+study)\s+(aimed|sought|set\s+out|investigated|evaluated|examined)\b"
+    r"|\bhas\s+not\s+been\s+(studied|investigated|reported)\b",
+    re.I,
+)
+_RESULT_RE = re.compile(
+    r"\b(was|were)\s+(found|observed|recovered|detected|identified|obtained|recorded|"
+    r"highest|lowest|greater|higher|lower|increased|decreased|reduced|significantly)\b"
+    r"|\b(showed|shows|revealed|resulted|yielded|exhibited|displayed|contained|consisted|"
+    r"ranged|reached|produced|induced|inhibited|ranging)\b"
+    r"|\b(highest|lowest|maximum|minimum|most|least)\b",
+    re.I,
+)
+
+#: the signals one candidate sentence is scored on, in the order of ``ANSWER_MODEL``
+FEATURES = (
+    "cosine",  # the embedder's cosine between question and sentence
+    "words",  # IDF-weighted share of the question's words in the sentence
+    "around",  # ... found only in the sentence's neighbours (same passage)
+    "passage",  # the passage's retrieval score
+    "echo",  # share of the sentence's own words that repeat the question (a restatement)
+    "novel",  # content words the question does not have (capped): what the sentence adds
+    "asked_number",  # a number is asked and the sentence states one the question does not
+    "missing_number",  # a number is asked and the sentence states none of its own
+    "asked_name",  # a name is asked and the sentence names a code or name the question does not
+    "method",  # says what was done or aimed at, not what was found
+    "result",  # reports a finding
+    "own_result",  # "we", "in the present study"
+    "other_study",  # reports another study, and the question is about this one
+    "heading",
+    "caption",
+    "table",
+    "authors",
+    "bibliography",
+)
+
+#: logistic weights over ``FEATURES`` (the intercept first), fitted on the sentences of the
+#: DEV (odd-numbered) questions of the real-papers set by ``bench/answer_scorer.py``; a
+#: sentence is labelled positive when it states one of its question's required facts
+ANSWER_MODEL: dict[str, float] = {
+    "intercept": -6.49,
+    "cosine": -0.578,
+    "words": 8.09,
+    "around": 0.758,
+    "passage": 3.883,
+    "echo": -0.496,
+    "novel": 0.266,
+    "asked_number": -0.14,
+    "missing_number": -1.624,
+    "asked_name": 1.091,
+    "method": -0.378,
+    "result": 0.64,
+    "own_result": 0.507,
+    "other_study": -0.334,
+    "heading": -2.241,
+    "caption": -0.245,
+    "table": -1.849,
+    "authors": -0.878,
+    "bibliography": -2.056,
+}
+#: novel content words beyond this many add nothing more
+NOVEL_CAP = 12
+
+
+def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
+    for q in extract_quantities(candidate.text):
+        if _looks_like_year(q.text):
+            continue
+        if str(q.value.normalize()) not in question_values:
+            return True
+    return False
+
+
+def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
+    for word in _words(candidate.text):
+        if (_is_rare_token(word) or word[:1].isupper()) and _stem(word) not in profile.terms:
+            if word.lower() in _STOP or len(word) < 2:
+                continue
+            return True
+    return False
+
+
+def candidate_features(
     profile: QuestionProfile, candidates: Sequence[Candidate], similarity: np.ndarray
 ) -> np.ndarray:
-    """One relevance value per candidate (see the module doc)."""
+    """One row of ``FEATURES`` per candidate."""
     count = len(candidates)
     frequency: dict[str, int] = {}
     for c in candidates:
@@ -215,23 +302,52 @@ def score_candidates(
     passage_terms: dict[int, set[str]] = {}
     for c in candidates:
         passage_terms.setdefault(c.n, set()).update(c.terms)
-
-    scores = np.zeros(count, dtype=np.float32)
+    question_values = {
+        str(q.value.normalize()) for q in extract_quantities(profile.question)
+    }
+    rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     for i, c in enumerate(candidates):
         own = c.terms & profile.terms
         around = (passage_terms[c.n] & profile.terms) - own
-        words = (
-            sum(weights[t] for t in own) + NEIGHBOUR_CREDIT * sum(weights[t] for t in around)
-        ) / total
-        score = W_COSINE * float(similarity[i]) + W_WORDS * words + W_PASSAGE * c.passage_score
-        if profile.wants_number and not c.has_quantity:
-            score -= PENALTY_NO_QUANTITY
-        elif profile.wants_number:
-            score += BONUS_ANSWER_KIND
-        if profile.wants_place and re.search(r"\b(from|in|at)\s+(the\s+)?[A-Z][a-z]+", c.text):
-            score += BONUS_ANSWER_KIND
-        if not profile.about_other_work and _OWN_RESULT_RE.search(c.text):
-            score += BONUS_OWN_RESULT
-        cost, _ = penalties(c, profile)
-        scores[i] = score - cost
-    return scores
+        _, why = penalties(c, profile)
+        new_number = _new_quantities(c, question_values)
+        values = {
+            "cosine": float(similarity[i]),
+            "words": sum(weights[t] for t in own) / total,
+            "around": sum(weights[t] for t in around) / total,
+            "passage": c.passage_score,
+            "echo": len(own) / max(len(c.terms), 1),
+            "novel": min(len(c.terms - profile.terms), NOVEL_CAP) / NOVEL_CAP,
+            "asked_number": float(profile.wants_number and new_number),
+            "missing_number": float(profile.wants_number and not new_number),
+            "asked_name": float(profile.wants_name and _new_names(c, profile)),
+            "method": float(bool(_METHOD_RE.search(c.text))),
+            "result": float(bool(_RESULT_RE.search(c.text))),
+            "own_result": float(
+                not profile.about_other_work and bool(_OWN_RESULT_RE.search(c.text))
+            ),
+            "other_study": float("other study" in why),
+            "heading": float("heading" in why),
+            "caption": float("caption" in why),
+            "table": float("table" in why),
+            "authors": float("authors" in why),
+            "bibliography": float("bibliography" in why),
+        }
+        rows[i] = [values[name] for name in FEATURES]
+    return rows
+
+
+def answer_probability(features: np.ndarray, model: dict[str, float] = ANSWER_MODEL) -> np.ndarray:
+    """The model's probability that each sentence states what was asked."""
+    weights = np.array([model.get(name, 0.0) for name in FEATURES])
+    z = model["intercept"] + features @ weights
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))
+
+
+def score_candidates(
+    profile: QuestionProfile, candidates: Sequence[Candidate], similarity: np.ndarray
+) -> np.ndarray:
+    """One relevance value per candidate: the probability that it answers (see the module doc)."""
+    if not candidates:
+        return np.zeros(0, dtype=np.float64)
+    return answer_probability(candidate_features(profile, candidates, similarity))

@@ -44,10 +44,11 @@ MIN_WORDS = 5
 MAX_WORDS = 90
 #: MMR trade-off: 1.0 is pure relevance, 0.0 pure diversity
 RELEVANCE_WEIGHT = 0.7
-#: the relevance a quoted sentence must reach (measured on the odd half; see the module doc)
-RELEVANCE_FLOOR = 0.42
-#: a second or third sentence must be this close to the first one's relevance
-FOLLOW_MARGIN = 0.12
+#: the probability of answering a quoted sentence must reach (set on the odd half; see the
+#: module doc)
+RELEVANCE_FLOOR = 0.3
+#: a second or third sentence must reach this share of the first one's probability
+FOLLOW_SHARE = 0.5
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -62,13 +63,44 @@ def cite(sentence: str, n: int) -> str:
     return f"{sentence[: match.start()]} [{n}]{match.group(1)}"
 
 
+_TABLE_LABEL = re.compile(r"^\s*((supplementary\s+)?table\s*[-–.]?\s*S?[\dIVX]+[a-z]?)", re.I)
+
+
+def table_rows(text: str) -> list[str]:
+    """The rows of a ``table`` passage as statements: "Table 3 — Group: T6; FCR: 1.70".
+
+    Ingest writes a table passage as lines: the caption ("Table 3 ..."), the column-header row,
+    then one line per row, cells separated by " | ". A row is stated with its header's cell
+    names when the counts agree (else "header / row"), under the table's label.
+    """
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    label = ""
+    if lines and (match := _TABLE_LABEL.match(lines[0])):
+        label = match.group(1).strip()
+    ruled = [line for line in lines if " | " in line]
+    if len(ruled) < 2:
+        return []
+    header, rows = ruled[0].split(" | "), ruled[1:]
+    out = []
+    for row in rows:
+        cells = row.split(" | ")
+        if len(cells) == len(header):
+            body = "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
+        else:
+            body = f"{' | '.join(header)} / {row}"
+        out.append(f"{label} — {body}." if label else f"{body}.")
+    return out
+
+
 def candidates_of(request: GenerationRequest) -> list[Candidate]:
-    """Every whole sentence that may be quoted, with its passage."""
+    """Every whole sentence that may be quoted, with its passage (a table's rows, for tables)."""
     out: list[Candidate] = []
     for passage in request.passages:
         if passage.kind in NOT_EVIDENCE:
             continue
-        sentences = split_sentences(neutralise_reference_markers(passage.text))
+        text = neutralise_reference_markers(passage.text)
+        rows = table_rows(text) if passage.kind == "table" else []
+        sentences = rows or split_sentences(text)
         for position, sentence in enumerate(sentences):
             words = len(sentence.split())
             if words < MIN_WORDS or words > MAX_WORDS or not _END_MARK.search(sentence):
@@ -128,7 +160,7 @@ class ExtractiveGenerator:
         if not eligible:
             return declined
         best = max(relevance[i] for i in eligible)
-        remaining = [i for i in eligible if relevance[i] >= best - FOLLOW_MARGIN]
+        remaining = [i for i in eligible if relevance[i] >= best * FOLLOW_SHARE]
 
         chosen: list[int] = []
         while remaining and len(chosen) < self._sentences:

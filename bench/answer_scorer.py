@@ -1,0 +1,230 @@
+"""Benchmark: fit and measure the extractive generator's answer scorer on the real papers.
+
+Retrieves once per question of ``$LASTWORD_DATASETS/papers/questions.jsonl`` over an index of
+the papers (``bench/papers.py --index DIR`` builds one). Every sentence the extractive generator
+may quote from the top passages becomes one row of ``generate/answering.py``'s ``FEATURES``,
+labelled positive when it states one of its question's required facts (sentences of
+unanswerable questions are all negative). Then:
+
+1. ``--fit``: a ridge-regularised logistic model is fitted on the DEV rows only (odd-numbered
+   questions) and printed as the ``ANSWER_MODEL`` dict to paste into ``answering.py``;
+   without ``--fit`` the shipped ``ANSWER_MODEL`` is measured.
+2. Sentence ranking, per half: AUC of the model over all sentences, and the share of
+   answerable questions whose best-scored sentence states a fact.
+3. End to end, per half and per floor in ``--floors``: the extractive generator and the verifier
+   over the same passages: correct answers (every fact present), false accepts, answerable
+   refused, phantoms, with the retrieval gate's decision (``gate``) and without (``no gate``).
+
+    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.3,0.4,0.5] [--verbose]
+
+Retrieval and embeddings are cached in ``--cache`` (keyed by the index's fingerprint), so a
+re-run after changing the features takes seconds. Numbers are from whatever machine runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import pickle
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from lastword.generate import answering, extractive
+from lastword.generate.answering import FEATURES, QuestionProfile, candidate_features
+from lastword.generate.extractive import RELEVANCE_FLOOR, ExtractiveGenerator, candidates_of
+from lastword.generate.protocol import GenerationRequest
+from lastword.pipeline import Pipeline
+from lastword.result import Band
+from lastword.settings import load_settings
+from lastword.verify import verify_draft
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from papers import DEFAULT_DATA, fact_matches, id_number, load_jsonl
+
+
+class CachingEmbedder:
+    """The pipeline's embedder, remembering every text it embedded (kept across runs)."""
+
+    def __init__(self, inner, cache: dict) -> None:
+        self.inner = inner
+        self.cache = cache
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def _get(self, kind: str, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if (kind, t) not in self.cache]
+        if missing:
+            for text, vector in zip(missing, getattr(self.inner, kind)(missing), strict=True):
+                self.cache[(kind, text)] = np.asarray(vector, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack([self.cache[(kind, t)] for t in texts])
+
+    def embed_documents(self, texts):
+        return self._get("embed_documents", list(texts))
+
+    def embed_queries(self, texts):
+        return self._get("embed_queries", list(texts))
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float) -> tuple[float, np.ndarray]:
+    """Newton-Raphson on standardised columns with an L2 penalty; raw-scale weights back."""
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    design = np.c_[np.ones(len(x)), (x - mean) / scale]
+    penalty = ridge * np.diag([0.0, *([1.0] * x.shape[1])])
+    w = np.zeros(design.shape[1])
+    for _ in range(200):
+        p = 1.0 / (1.0 + np.exp(-design @ w))
+        gradient = design.T @ (p - y) + penalty @ w
+        hessian = (design.T * (p * (1 - p))) @ design + penalty
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    raw = w[1:] / scale
+    return float(w[0] - np.sum(w[1:] * mean / scale)), raw
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    order = np.argsort(np.r_[pos, neg], kind="mergesort")
+    ranks = np.empty(len(order))
+    ranks[order] = np.arange(1, len(order) + 1)
+    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "papers")
+    parser.add_argument("--fit", action="store_true", help="Fit the model on DEV and use it.")
+    parser.add_argument("--ridge", type=float, default=3.0)
+    parser.add_argument("--floors", default=f"0.2,0.3,{RELEVANCE_FLOOR},0.5,0.6")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "lastword-answer-scorer"
+    )
+    parser.add_argument("--sentences", type=int, default=3, help="Most sentences quoted.")
+    parser.add_argument("--follow-share", type=float, default=extractive.FOLLOW_SHARE)
+    parser.add_argument("--verbose", "-v", action="store_true")
+    args = parser.parse_args()
+    extractive.FOLLOW_SHARE = args.follow_share
+    floors = [float(f) for f in args.floors.split(",")]
+    questions = load_jsonl(args.data / "questions.jsonl")
+    settings = load_settings()
+    with Pipeline.open(settings, args.index) as pipeline:
+        key = hashlib.sha256(pipeline.store.info().fingerprint.encode()).hexdigest()[:16]
+        cache_file = args.cache / f"{key}.pkl"
+        saved = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
+        embedder = CachingEmbedder(pipeline.embedder, saved.setdefault("vectors", {}))
+        retrieved = saved.setdefault("retrieved", {})
+        for q in questions:
+            if q["question"] not in retrieved:
+                retrieved[q["question"]] = pipeline.inspect(q["question"])
+
+        rows, labels, halves, owners = [], [], [], []
+        for q in questions:
+            result = retrieved[q["question"]]
+            request = GenerationRequest(q["question"], result.passages, "corpus")
+            candidates = candidates_of(request)
+            if not candidates:
+                continue
+            similarity = (
+                embedder.embed_documents([c.text for c in candidates])
+                @ embedder.embed_queries([q["question"]])[0]
+            )
+            features = candidate_features(QuestionProfile.of(q["question"]), candidates, similarity)
+            for c, row in zip(candidates, features, strict=True):
+                rows.append(row)
+                facts = q.get("facts") or []
+                labels.append(int(bool(facts) and any(fact_matches(facts, c.text))))
+                halves.append("DEV" if id_number(q) % 2 else "TEST")
+                owners.append(q["id"])
+        x, y = np.array(rows), np.array(labels)
+        half = np.array(halves)
+        print(
+            f"{len(questions)} questions, {len(y)} candidate sentences "
+            f"({int(y.sum())} state a fact); numbers from whatever machine runs this"
+        )
+        model = dict(answering.ANSWER_MODEL)
+        if args.fit:
+            dev = half == "DEV"
+            intercept, weights = fit_logistic(x[dev], y[dev], args.ridge)
+            model = {"intercept": round(intercept, 3)} | {
+                name: round(float(w), 3) for name, w in zip(FEATURES, weights, strict=True)
+            }
+            print("ANSWER_MODEL fitted on DEV rows:")
+            print("{\n" + "".join(f'    "{k}": {v},\n' for k, v in model.items()) + "}")
+            answering.ANSWER_MODEL.clear()
+            answering.ANSWER_MODEL.update(model)
+        scores = answering.answer_probability(x, model)
+        owner = np.array(owners)
+        for name in ("DEV", "TEST"):
+            mask = half == name
+            asked = [
+                q["id"]
+                for q in questions
+                if q["kind"] == "answerable" and ("DEV" if id_number(q) % 2 else "TEST") == name
+            ]
+            top_right = 0
+            for qid in asked:
+                mine = owner == qid
+                if mine.any():
+                    top_right += int(y[mine][np.argmax(scores[mine])])
+            print(
+                f"{name:<4} sentence AUC {auc(scores[mask], y[mask]):.3f}  "
+                f"best sentence states a fact {top_right}/{len(asked)}"
+            )
+
+        for gate in (True, False):
+            for floor in floors:
+                generator = ExtractiveGenerator(embedder, args.sentences, relevance_floor=floor)
+                tally = {"DEV": [0, 0, 0, 0, 0, 0], "TEST": [0, 0, 0, 0, 0, 0]}
+                for q in questions:
+                    result = retrieved[q["question"]]
+                    counts = tally["DEV" if id_number(q) % 2 else "TEST"]
+                    answer = None
+                    if result.passages and not (gate and result.band is Band.WEAK):
+                        request = GenerationRequest(q["question"], result.passages, "corpus")
+                        draft = generator.generate(request)
+                        checked = verify_draft(
+                            draft.text,
+                            result.passages,
+                            embedder,
+                            settings.verify,
+                            question=q["question"],
+                        )
+                        counts[5] += len(checked.phantoms)
+                        answer = checked.answer if checked.supported else None
+                    if q["kind"] == "answerable":
+                        counts[0] += 1
+                        ok = answer is not None and all(fact_matches(q["facts"], answer))
+                        counts[1] += ok
+                        counts[4] += answer is None
+                        if args.verbose and not gate and not ok:
+                            state = "wrong" if answer else "refused"
+                            print(f"  floor {floor} {q['id']} {state}: {(answer or '')[:160]}")
+                    else:
+                        counts[2] += 1
+                        counts[3] += answer is not None
+                        if args.verbose and not gate and answer:
+                            print(f"  floor {floor} {q['id']} false accept: {answer[:160]}")
+                for name, (n, ok, un, fa, refused, phantoms) in tally.items():
+                    print(
+                        f"{'gate' if gate else 'no gate':<8} floor {floor:.2f} {name:<4}"
+                        f"  correct {ok:>2}/{n}  false accepts {fa:>2}/{un}"
+                        f"  refused {refused:>2}  phantoms {phantoms}"
+                    )
+        args.cache.mkdir(parents=True, exist_ok=True)
+        cache_file.write_bytes(pickle.dumps(saved))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
