@@ -296,7 +296,7 @@ class VerifySettings(Section):
         description=(
             "Minimum relevance of a kept sentence to the question: the larger of the cosine and "
             "0.5 x cosine + 0.5 x share of the question's content words; measured for MiniLM "
-            "by bench/answer_relevance.py (docs/verifier.md)."
+            "with bench/answer_scorer.py (docs/verifier.md)."
         ),
     )
 

@@ -1,14 +1,16 @@
 """Does a sentence answer the question that was asked? The extractive generator's scorer.
 
 ``QuestionProfile`` reads a question once: its content words, its rare terms and codes, and the
-kind of thing it asks for (a number, a name, a place). ``score_candidates`` turns each candidate
-sentence into one relevance value:
+kind of thing it asks for (a number, a name, a place). ``candidate_features`` describes each
+candidate sentence by the signals in ``FEATURES`` (meaning, the question's words in it and around
+it, what it adds beyond the question, whether it states the kind of thing asked, whether it
+reports a finding or only a method, and what makes a sentence only look like a statement:
+headings, captions, table rows, author lists, bibliography entries, other studies).
+``score_candidates`` turns them into the probability that the sentence states what was asked,
+with the logistic ``ANSWER_MODEL``.
 
-    relevance = W_COSINE x cosine + W_WORDS x IDF-weighted share of the question's words
-                + W_PASSAGE x the passage's retrieval score + bonuses - penalties
-
-The weights and the penalties were set on the odd-numbered questions of the real-papers set
-(``bench/answer_relevance.py`` prints their effect on both halves).
+The model was fitted on the sentences of the odd-numbered (DEV) questions of the real-papers set
+and is measured on both halves by ``bench/answer_scorer.py`` (which also refits it).
 """
 
 from __future__ import annotations
@@ -22,22 +24,14 @@ import numpy as np
 
 from lastword.verify.numbers import extract_quantities
 
-W_COSINE = 0.45
-W_WORDS = 0.45
-W_PASSAGE = 0.1
-#: a question's words found in the sentence's neighbours (same passage) count this much
-NEIGHBOUR_CREDIT = 0.4
 #: extra weight of a rare term, code or number written in the question
 RARE_TERM_WEIGHT = 1.5
-BONUS_ANSWER_KIND = 0.04
-PENALTY_NO_QUANTITY = 0.15
 PENALTY_HEADING = 0.2
 PENALTY_CAPTION = 0.04
 PENALTY_TABLE_ROW = 0.1
 PENALTY_AUTHORS = 0.25
 PENALTY_BIBLIOGRAPHY = 0.25
 PENALTY_OTHER_STUDY = 0.06
-BONUS_OWN_RESULT = 0.03
 
 _STEM = 6
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]+(?:[\-/.][A-Za-z0-9]+)*")
@@ -302,9 +296,7 @@ def candidate_features(
     passage_terms: dict[int, set[str]] = {}
     for c in candidates:
         passage_terms.setdefault(c.n, set()).update(c.terms)
-    question_values = {
-        str(q.value.normalize()) for q in extract_quantities(profile.question)
-    }
+    question_values = {str(q.value.normalize()) for q in extract_quantities(profile.question)}
     rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     for i, c in enumerate(candidates):
         own = c.terms & profile.terms

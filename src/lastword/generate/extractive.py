@@ -2,26 +2,24 @@
 
 Every whole sentence of the retrieved passages is a candidate, except those that cannot be
 evidence: instructions addressed to a reader or a model (``lastword.injection``), fragments,
-headings, and passages of a kind that is not evidence (references, front matter). Each
-candidate is scored against the question asked (``answering.py``):
-
-- meaning: the embedder's cosine between the question and the sentence;
-- the question's own words: IDF-weighted share of its content words in the sentence (IDF over
-  the retrieved sentences, so a word every passage repeats counts little and a word no passage
-  holds counts most), with exact matches of rare terms, codes and numbers ("TLR7", "33RE",
-  "A/chicken/CL/15-12") weighing extra;
-- the kind of thing asked: a number for how many / how much / how long / what temperature / what
-  percentage, a name for which / who, a place for where;
-- penalties for what only looks like a statement: headings, captions, table rows, author lists,
-  bibliography entries, and sentences that report *other* studies ("X et al. found", "previous
-  studies reported") when the question is about the paper's own result.
+headings, and passages of a kind that is not evidence (references, front matter). A ``table``
+passage offers its rows instead, each stated under the table's column names ("Table 3 — Group:
+T6; FCR: 1.70"). Each candidate gets the probability that it states what was asked
+(``answering.py``): the embedder's cosine, the question's words (IDF-weighted, rare terms and
+codes weighing extra) in the sentence and around it, what the sentence adds beyond the
+question, the kind of thing asked (a number for how many / how much / what temperature, a name
+for which / who), findings over methods, and penalties for headings, captions, table rows,
+author lists, bibliography entries and sentences that report *other* studies when the question
+is about the paper's own result.
 
 Sentences are picked with maximal marginal relevance (three wordings of one fact are not three
-facts) and each must clear ``RELEVANCE_FLOOR``, measured on the odd-numbered questions of the
-real-papers set (``bench/answer_relevance.py``). When a number is asked for and no sentence
-that clears the floor states one, or nothing clears it, the generator declines. Sentences are
-written verbatim, each followed by the ``[N]`` of its passage; the source's own bracketed
-reference numbers are neutralised first so they can never pass for ours.
+facts); each must clear ``RELEVANCE_FLOOR`` and half of the first one's
+probability. The floor was chosen on the odd-numbered questions of the real-papers set
+(``bench/answer_scorer.py`` prints both halves). When a number is asked for and no sentence that
+clears the floor states one, or nothing clears it, the generator declines. Sentences are
+written verbatim (table rows under their header), each followed by the ``[N]`` of its passage;
+the source's own bracketed reference numbers are neutralised first so they can never pass for
+ours.
 """
 
 from __future__ import annotations
