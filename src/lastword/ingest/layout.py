@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 _FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
+_NUMBER = re.compile(r"^[-−–+±(]?[\d.,]*\d[\d.,]*[a-z*%)]{0,4}(±[\d.,]+[a-z*]{0,3})?$")
+_CELL_GAP = 0.75  # a gap between characters this many font heights wide separates table cells
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
 _FURNITURE_WORDS = re.compile(
@@ -43,6 +45,8 @@ class Line:
     column: int = 0  # 0 full width / single column, 1 left, 2 right
     furniture: bool = False
     flags: set[str] = field(default_factory=set)
+    #: (text, x0, x1) pieces split at gaps wider than a cell gap (tables read these)
+    spans: list[tuple[str, float, float]] = field(default_factory=list)
 
     @property
     def words(self) -> int:
@@ -157,9 +161,7 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
     weight = raw.FPDFText_GetFontWeight(handle, first)  # type: ignore[attr-defined]
     angle = raw.FPDFText_GetCharAngle(handle, first)  # type: ignore[attr-defined]
     rotated = abs(angle) > 0.1 and abs(angle - 6.2832) > 0.1
-    text = _SPACE.sub(" ", _superscripted(chars, size)).strip()
-    # pair up UTF-16 surrogates PDFium gives one per index; a lone one becomes U+FFFD
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    text = _clean(_superscripted(chars, size))
     return Line(
         text=text,
         x0=min(c[1] for c in visible),
@@ -170,7 +172,54 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
         page=number,
         rotated=rotated,
         bold=weight >= 600,
+        spans=_spans(chars, size),
     )
+
+
+def _clean(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    # pair up UTF-16 surrogates PDFium gives one per index; a lone one becomes U+FFFD
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _spans(chars: list, size: float) -> list[tuple[str, float, float]]:
+    """The fragment cut into cells: at every gap between visible characters wider than
+    ``_CELL_GAP`` font heights (table cells set closer than a line break's gap, never two words
+    of a line), and at a space between two numbers ("0.0297 -2.801": two cells of a table)."""
+    words: list[list] = []  # runs of visible characters, with the spaces before them
+    for char in chars:
+        if char[0].isspace():
+            if words and words[-1][-1][0].isspace():
+                continue
+            words.append([char]) if not words else words[-1].append(char)
+            continue
+        if not words or words[-1][-1][0].isspace():
+            words.append([char])
+        else:
+            words[-1].append(char)
+    pieces: list[list] = []
+    previous_number = False
+    last_x1: float | None = None
+    for word in words:
+        visible = [c for c in word if not c[0].isspace()]
+        if not visible:
+            continue
+        text = "".join(c[0] for c in visible)
+        number = bool(_NUMBER.match(text))
+        wide = last_x1 is not None and visible[0][1] - last_x1 > _CELL_GAP * size
+        spaced = word[0][0].isspace() or (pieces and pieces[-1][-1][0].isspace())
+        if not pieces or wide or (number and previous_number and spaced):
+            pieces.append([])
+        pieces[-1].extend(word)
+        previous_number = number
+        last_x1 = visible[-1][2]
+    out = []
+    for piece in pieces:
+        visible = [c for c in piece if not c[0].isspace()]
+        text = _clean(_superscripted(piece, size))
+        if visible and text:
+            out.append((text, min(c[1] for c in visible), max(c[2] for c in visible)))
+    return out
 
 
 def _mark_cells(lines: list[Line], gutter: float | None, width: float) -> None:
