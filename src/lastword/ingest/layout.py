@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 _FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
 _NUMBER = re.compile(r"^[-−–+±(]?[\d.,]*\d[\d.,]*[a-z*%)]{0,4}(±[\d.,]+[a-z*]{0,3})?$")
+_PAGE_NUMBER = re.compile(r"(?<![\d./:-])\d{1,5}(?![\d./:-]?\d)")
 _CELL_GAP = 0.75  # a gap between characters this many font heights wide separates table cells
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
@@ -373,3 +374,30 @@ def body_size(pages: list[Page]) -> float:
             if not line.furniture and not line.rotated and line.size:
                 sizes[round(line.size * 2) / 2] += len(line.text)
     return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def page_labels(pages: list[Page]) -> dict[int, str]:
+    """The page numbers printed on the pages, when they are not the PDF's (a journal's page 121
+    on PDF page 1): a number in the top or bottom band (a bare page number, or the last or first
+    number of a running header or footer) that is the PDF page plus one fixed offset on at least
+    two pages and on at least 40% of them. The offset then labels every page; an offset of 0
+    (the printed number is the PDF page) gives no labels."""
+    if len(pages) < 2:
+        return {}
+    offsets: Counter[int] = Counter()
+    for page in pages:
+        low, high = _FURNITURE_BAND * page.height, (1 - _FURNITURE_BAND) * page.height
+        found: set[int] = set()
+        for line in page.lines:
+            if line.rotated or not (line.top <= low or line.bottom >= high):
+                continue
+            numbers = _PAGE_NUMBER.findall(line.text)
+            for number in {numbers[0], numbers[-1]} if numbers else ():
+                found.add(int(number) - page.number)
+        offsets.update(found)
+    if not offsets:
+        return {}
+    offset, count = offsets.most_common(1)[0]
+    if offset == 0 or count < max(2, 0.4 * len(pages)):
+        return {}
+    return {page.number: str(page.number + offset) for page in pages if page.number + offset > 0}

@@ -112,6 +112,28 @@ def is_table_caption(text: str) -> bool:
     return bool(_TABLE_CAPTION.match(text.strip()))
 
 
+def unmark_prose(lines: Sequence[Line], width: float) -> None:
+    """A column of prose beside a table shares the table's baselines, so its lines were counted
+    as cells of the table's rows; a wide line of six or more words with another such line just
+    above or below it starting at the same x is prose: one cell."""
+
+    def wordy(line: Line) -> bool:
+        return line.words >= 6 and line.x1 - line.x0 >= 0.28 * width and not line.rotated
+
+    candidates = [x for x in lines if wordy(x)]
+    for line in candidates:
+        if line.cells < 2:
+            continue
+        size = max(line.size, 1.0)
+        if any(
+            other is not line
+            and abs(other.x0 - line.x0) <= 2.0
+            and 0 < abs(other.top - line.top) <= 2.0 * size
+            for other in candidates
+        ):
+            line.cells = 1
+
+
 def find_tables(
     lines: Sequence[Line],
     roles: dict[int, str],

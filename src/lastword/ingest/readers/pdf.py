@@ -20,7 +20,14 @@ from lastword.ingest.document import (
     content_hash,
     page_from_blocks,
 )
-from lastword.ingest.layout import Page, body_size, mark_furniture, read_page, reading_order
+from lastword.ingest.layout import (
+    Page,
+    body_size,
+    mark_furniture,
+    page_labels,
+    read_page,
+    reading_order,
+)
 from lastword.ingest.structure import (
     Classifier,
     Region,
@@ -31,7 +38,7 @@ from lastword.ingest.structure import (
     mark_title,
     reference_entries,
 )
-from lastword.ingest.tables import Table, find_tables, is_table_caption
+from lastword.ingest.tables import Table, find_tables, is_table_caption, unmark_prose
 
 #: no page with at least this many printable characters: treated as image-only
 MIN_CHARS_PER_PAGE = 8
@@ -111,6 +118,9 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
     year = _year(front, metadata.get("CreationDate") or "")
     if year:
         meta["year"] = year
+    labels = page_labels(pages)
+    if labels:  # printed page numbers that are not the PDF's: {"1": "121", ...}
+        meta["page_labels"] = {str(number): label for number, label in labels.items()}
     yield SourceDocument(
         doc_id=content_hash(data),
         title=title,
@@ -140,6 +150,7 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
         )
         rotated_page = rotated_share >= 0.5
         lines = [x for x in reading_order(page) if not x.furniture]
+        unmark_prose(lines, page.width)
         roles = {id(x): line_role(x, size, rotated_page) for x in lines}
         tables = find_tables(lines, roles, join)
         in_table = {id(x) for table in tables for x in table.lines}
