@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 
 class Frozen(BaseModel):
@@ -80,6 +80,32 @@ class RetrievedPassage(Frozen):
     flags: tuple[str, ...] = Field(
         (), description="Sentences flagged at ingest as instructions (``Passage.flags``)."
     )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def page_label(self) -> str | None:
+        """The page number printed on the page, when ingest recorded one that is not the PDF
+        page (the document's ``page_labels``: journal page 121 on PDF page 1)."""
+        return printed_page(self.page, self.metadata)
+
+
+def printed_page(page: int | None, metadata: dict[str, Any]) -> str | None:
+    """The printed label of PDF page ``page`` from a document's ``page_labels``, or None when
+    none was recorded or it is the PDF page number itself."""
+    labels = metadata.get("page_labels")
+    if page is None or not isinstance(labels, dict):
+        return None
+    label = str(labels.get(str(page)) or "").strip()
+    return label if label and label != str(page) else None
+
+
+def page_range_label(metadata: dict[str, Any]) -> str | None:
+    """The printed page range of a document ("121-129"), when ingest recorded labels."""
+    labels = metadata.get("page_labels")
+    if not isinstance(labels, dict) or not labels:
+        return None
+    ordered = [labels[k] for k in sorted(labels, key=lambda k: int(k) if k.isdigit() else 0)]
+    return ordered[0] if len(ordered) == 1 else f"{ordered[0]}-{ordered[-1]}"
 
 
 class AnswerSentence(Frozen):

@@ -71,8 +71,12 @@ def test_kinds_front_abstract_heading_table_references(paper):
     assert any("University of Examples" in t for t in by_kind["front"])
     assert any("thirty percent longer" in t for t in by_kind["abstract"])
     assert "1. Introduction" in by_kind["heading"] and "References" in by_kind["heading"]
-    assert any("Table 1." in t for t in by_kind["caption"])
-    assert any("41.2 cm" in t for t in by_kind["table"])
+    # the table's caption is its first line, the header row its second, a row per line
+    assert (
+        "Table 1. Root length per treatment.\nTreatment | Root length | Plants\n"
+        "Drought | 41.2 cm | 20\nWatered | 31.7 cm | 20"
+    ) in by_kind["table"]
+    assert "caption" not in by_kind
     assert any("Smith J, Brown K" in t for t in by_kind["references"])
     assert any("Gray T." in t for t in by_kind["references"])  # the list goes on over a page
     assert not any("Smith J" in t for t in by_kind.get("body", []))

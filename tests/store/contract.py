@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import pytest
 
 from lastword.embed.protocol import EmbedderInfo, normalise
 from lastword.errors import CorpusIndexError, IndexLockedError
+from lastword.result import RetrievedPassage
 from lastword.settings import StoreSettings
 from lastword.store import Store, open_store, store_exists
 from lastword.store.copy import copy_index
@@ -180,6 +181,30 @@ class StoreContract:
             assert p.metadata == {"k": "d3", "year": 2020}
             assert store.passages_by_id([p.passage_id]) == {p.passage_id: p}
             assert store.search(stored["d10"][0], 1)[0].passage.page is None
+
+    def test_printed_page_labels_come_back_with_each_passage(self, where: Where):
+        """Ingest records a document's printed page numbers (journal page 121 on PDF page 1) in
+        its metadata; every backend gives them back with its passages, by PDF page."""
+        labelled = replace(record("p1", 2), metadata={"page_labels": {"1": "121", "2": "122"}})
+        with where.writer() as store:
+            store.put_document(labelled, passages(1, 2), vectors(1, 2))
+            store.commit()
+        with where.reader() as store:
+            hits = store.search(vectors(1, 2)[1], 1)
+        p = hits[0].passage
+        assert (p.page, p.metadata["page_labels"]["2"]) == (2, "122")
+        shown = RetrievedPassage(
+            n=1,
+            passage_id=p.passage_id,
+            doc_id=p.doc_id,
+            title=p.title,
+            page=p.page,
+            score=hits[0].score,
+            text=p.text,
+            metadata=p.metadata,
+        )
+        assert shown.page_label == "122"
+        assert shown.model_dump(mode="json")["page_label"] == "122"  # inspect --json shows it
 
     def test_exclude_documents(self, filled):
         where, stored = filled

@@ -214,7 +214,7 @@ def sources(index: IndexOption = None) -> None:
             table.add_row(
                 safe(doc.title),
                 safe(str(doc.metadata.get("path") or doc.doc_id)),
-                "" if doc.pages is None else str(doc.pages),
+                _pages(doc.pages, doc.metadata),
                 str(doc.passages),
                 doc.added_at[:10],
             )
@@ -223,3 +223,13 @@ def sources(index: IndexOption = None) -> None:
             f"{info.documents} documents, {info.passages} passages; "
             f"fingerprint {info.fingerprint}, updated {info.updated_at}"
         )
+
+
+def _pages(pages: int | None, metadata: dict) -> str:
+    """ "9", or "9 (printed 121-129)" when the printed page numbers are not the PDF's."""
+    from lastword.result import page_range_label
+
+    if pages is None:
+        return ""
+    printed = page_range_label(metadata)
+    return f"{pages} (printed {printed})" if printed else str(pages)

@@ -38,8 +38,11 @@ def safe(text: str) -> str:
     return escape(printable(text))
 
 
-def _where(title: str, page: int | None) -> str:
-    return f"{title}, p. {page}" if page is not None else title
+def _where(title: str, page: int | None, label: str | None = None) -> str:
+    """ "Title, p. 3", with the printed page when it differs: "Title, p. 3 (printed 123)"."""
+    if page is None:
+        return title
+    return f"{title}, p. {page}" + (f" (printed {label})" if label else "")
 
 
 def passages_table(result: Result, cited: set[int] | None = None, preview: int = 220) -> Table:
@@ -51,7 +54,8 @@ def passages_table(result: Result, cited: set[int] | None = None, preview: int =
     for p in result.passages:
         text = p.text if len(p.text) <= preview else p.text[:preview].rstrip() + "…"
         marker = f"[{p.n}]" if not cited or p.n in cited else f"[dim][{p.n}][/]"
-        source = _where(p.title, p.page) + (f" · {p.kind}" if p.kind != "body" else "")
+        source = _where(p.title, p.page, p.page_label)
+        source += f" · {p.kind}" if p.kind != "body" else ""
         if p.flags:
             source += f" · {len(p.flags)} flagged instruction(s)"
         table.add_row(marker, f"{p.score:.3f}", safe(source), safe(text))

@@ -19,6 +19,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v]*\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
 _WORD = re.compile(r"\S+")
 _SPACE = re.compile(r"\s+")
+#: a run that is one table read as rows (``ingest.tables``): its lines are kept as they are
+_ROWS = "table rows"
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,9 @@ def _runs(page: PageText) -> list[tuple[str, int, int]]:
         if block.kind == "heading":
             previous_heading = True
             continue
-        if runs and runs[-1][0] == block.kind and not previous_heading:
+        if block.kind == "table" and "\n" in page.text[block.start : block.end]:
+            runs.append((_ROWS, block.start, block.end))  # a table read as rows: alone
+        elif runs and runs[-1][0] == block.kind and not previous_heading:
             runs[-1] = (block.kind, runs[-1][1], block.end)
         else:
             runs.append((block.kind, block.start, block.end))
@@ -121,6 +125,19 @@ def split_passages(
     passages: list[NewPassage] = []
     for page in pages:
         for kind, start, end in _runs(page):
+            if kind == _ROWS:
+                # a table read as rows (``ingest.tables``): one passage, each row one line
+                passages.append(
+                    NewPassage(
+                        page=page.page,
+                        position=len(passages),
+                        char_start=start,
+                        char_end=end,
+                        text=page.text[start:end],
+                        kind="table",
+                    )
+                )
+                continue
             units: list[_Span] = []
             for paragraph in _paragraphs(page.text[:end]):
                 if paragraph.end <= start:

@@ -17,6 +17,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 _FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
+_NUMBER = re.compile(r"^[-−–+±(]?[\d.,]*\d[\d.,]*[a-z*%)]{0,4}(±[\d.,]+[a-z*]{0,3})?$")
+_PAGE_NUMBER = re.compile(r"(?<![\d./:-])\d{1,5}(?![\d./:-]?\d)")
+_CELL_GAP = 0.75  # a gap between characters this many font heights wide separates table cells
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
 _FURNITURE_WORDS = re.compile(
@@ -43,6 +46,8 @@ class Line:
     column: int = 0  # 0 full width / single column, 1 left, 2 right
     furniture: bool = False
     flags: set[str] = field(default_factory=set)
+    #: (text, x0, x1) pieces split at gaps wider than a cell gap (tables read these)
+    spans: list[tuple[str, float, float]] = field(default_factory=list)
 
     @property
     def words(self) -> int:
@@ -157,9 +162,7 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
     weight = raw.FPDFText_GetFontWeight(handle, first)  # type: ignore[attr-defined]
     angle = raw.FPDFText_GetCharAngle(handle, first)  # type: ignore[attr-defined]
     rotated = abs(angle) > 0.1 and abs(angle - 6.2832) > 0.1
-    text = _SPACE.sub(" ", _superscripted(chars, size)).strip()
-    # pair up UTF-16 surrogates PDFium gives one per index; a lone one becomes U+FFFD
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    text = _clean(_superscripted(chars, size))
     return Line(
         text=text,
         x0=min(c[1] for c in visible),
@@ -170,7 +173,54 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
         page=number,
         rotated=rotated,
         bold=weight >= 600,
+        spans=_spans(chars, size),
     )
+
+
+def _clean(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    # pair up UTF-16 surrogates PDFium gives one per index; a lone one becomes U+FFFD
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _spans(chars: list, size: float) -> list[tuple[str, float, float]]:
+    """The fragment cut into cells: at every gap between visible characters wider than
+    ``_CELL_GAP`` font heights (table cells set closer than a line break's gap, never two words
+    of a line), and at a space between two numbers ("0.0297 -2.801": two cells of a table)."""
+    words: list[list] = []  # runs of visible characters, with the spaces before them
+    for char in chars:
+        if char[0].isspace():
+            if words and words[-1][-1][0].isspace():
+                continue
+            words.append([char]) if not words else words[-1].append(char)
+            continue
+        if not words or words[-1][-1][0].isspace():
+            words.append([char])
+        else:
+            words[-1].append(char)
+    pieces: list[list] = []
+    previous_number = False
+    last_x1: float | None = None
+    for word in words:
+        visible = [c for c in word if not c[0].isspace()]
+        if not visible:
+            continue
+        text = "".join(c[0] for c in visible)
+        number = bool(_NUMBER.match(text))
+        wide = last_x1 is not None and visible[0][1] - last_x1 > _CELL_GAP * size
+        spaced = word[0][0].isspace() or (pieces and pieces[-1][-1][0].isspace())
+        if not pieces or wide or (number and previous_number and spaced):
+            pieces.append([])
+        pieces[-1].extend(word)
+        previous_number = number
+        last_x1 = visible[-1][2]
+    out = []
+    for piece in pieces:
+        visible = [c for c in piece if not c[0].isspace()]
+        text = _clean(_superscripted(piece, size))
+        if visible and text:
+            out.append((text, min(c[1] for c in visible), max(c[2] for c in visible)))
+    return out
 
 
 def _mark_cells(lines: list[Line], gutter: float | None, width: float) -> None:
@@ -324,3 +374,30 @@ def body_size(pages: list[Page]) -> float:
             if not line.furniture and not line.rotated and line.size:
                 sizes[round(line.size * 2) / 2] += len(line.text)
     return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def page_labels(pages: list[Page]) -> dict[int, str]:
+    """The page numbers printed on the pages, when they are not the PDF's (a journal's page 121
+    on PDF page 1): a number in the top or bottom band (a bare page number, or the last or first
+    number of a running header or footer) that is the PDF page plus one fixed offset on at least
+    two pages and on at least 40% of them. The offset then labels every page; an offset of 0
+    (the printed number is the PDF page) gives no labels."""
+    if len(pages) < 2:
+        return {}
+    offsets: Counter[int] = Counter()
+    for page in pages:
+        low, high = _FURNITURE_BAND * page.height, (1 - _FURNITURE_BAND) * page.height
+        found: set[int] = set()
+        for line in page.lines:
+            if line.rotated or not (line.top <= low or line.bottom >= high):
+                continue
+            numbers = _PAGE_NUMBER.findall(line.text)
+            for number in {numbers[0], numbers[-1]} if numbers else ():
+                found.add(int(number) - page.number)
+        offsets.update(found)
+    if not offsets:
+        return {}
+    offset, count = offsets.most_common(1)[0]
+    if offset == 0 or count < max(2, 0.4 * len(pages)):
+        return {}
+    return {page.number: str(page.number + offset) for page in pages if page.number + offset > 0}

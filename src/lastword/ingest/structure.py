@@ -148,7 +148,7 @@ def line_role(line: Line, size: float, rotated_page: bool) -> str:
         return "table" if rotated_page else "text"
     if _CAPTION.match(text):
         return "caption"
-    if line.cells >= 2 and line.words <= 12:
+    if line.cells >= 2 and (line.words <= 12 or line.cells >= 4):
         return "table"
     if is_reference_heading(text):
         return "heading"

@@ -20,15 +20,25 @@ from lastword.ingest.document import (
     content_hash,
     page_from_blocks,
 )
-from lastword.ingest.layout import Page, body_size, mark_furniture, read_page, reading_order
+from lastword.ingest.layout import (
+    Page,
+    body_size,
+    mark_furniture,
+    page_labels,
+    read_page,
+    reading_order,
+)
 from lastword.ingest.structure import (
     Classifier,
+    Region,
     document_words,
     group_blocks,
     join_lines,
+    line_role,
     mark_title,
     reference_entries,
 )
+from lastword.ingest.tables import Table, find_tables, is_table_caption, unmark_prose
 
 #: no page with at least this many printable characters: treated as image-only
 MIN_CHARS_PER_PAGE = 8
@@ -108,6 +118,9 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
     year = _year(front, metadata.get("CreationDate") or "")
     if year:
         meta["year"] = year
+    labels = page_labels(pages)
+    if labels:  # printed page numbers that are not the PDF's: {"1": "121", ...}
+        meta["page_labels"] = {str(number): label for number, label in labels.items()}
     yield SourceDocument(
         doc_id=content_hash(data),
         title=title,
@@ -127,14 +140,34 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
     classifier = Classifier()
     texts: list[PageText] = []
     front: list[str] = []
+
+    def join(parts: list[str]) -> str:
+        return join_lines(parts, words)
+
     for page in pages:
         rotated_share = sum(len(x.text) for x in page.lines if x.rotated) / max(
             1, sum(len(x.text) for x in page.lines)
         )
+        rotated_page = rotated_share >= 0.5
         lines = [x for x in reading_order(page) if not x.furniture]
-        regions = group_blocks(lines, size, rotated_page=rotated_share >= 0.5)
+        unmark_prose(lines, page.width)
+        roles = {id(x): line_role(x, size, rotated_page) for x in lines}
+        tables = find_tables(lines, roles, join)
+        in_table = {id(x) for table in tables for x in table.lines}
+        order = {id(x): i for i, x in enumerate(lines)}
+        regions = group_blocks([x for x in lines if id(x) not in in_table], size, rotated_page)
+        placed = _place_tables(regions, tables, order, join)
         typed: list[tuple[str, str]] = []
-        for region in regions:
+        for region in placed:
+            if isinstance(region, Table) and classifier.state != "references":
+                kind = classifier.kind(
+                    Region(kind="table", page=page.number, lines=region.lines, role="table")
+                )
+                typed.extend((kind, text) for text in region.passages())
+                continue
+            if isinstance(region, Table):  # a reference list set in columns: its lines
+                ordered = sorted(region.lines, key=lambda x: order[id(x)])
+                region = Region(kind="body", page=page.number, lines=ordered, role="table")
             if any(line in title_lines for line in region.lines):
                 region.role = "title"
             region.text = join_lines((x.text for x in region.lines), words)
@@ -146,6 +179,71 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
+
+
+def _place_tables(
+    regions: list[Region], tables: list[Table], order: dict[int, int], join
+) -> list[Region | Table]:
+    """Regions and tables in reading order; a table takes the place of its caption ("Table 2.
+    ..." above it, else just below it), which becomes its first line, or else of its first
+    line."""
+    if not tables:
+        return list(regions)
+    captions = [r for r in regions if r.role == "caption" and is_table_caption(r.lines[0].text)]
+    at: dict[int, list[Table]] = {}
+    used: set[int] = set()
+    for table in sorted(tables, key=lambda t: -t.top):
+        caption = _caption_for(table, [c for c in captions if id(c) not in used])
+        if caption is not None:
+            used.add(id(caption))
+            table.caption = join([x.text for x in caption.lines])
+            at.setdefault(id(caption), []).append(table)
+            continue
+        first = min(order[id(x)] for x in table.lines)
+        after = next(
+            (
+                r
+                for r in regions
+                if min(order[id(x)] for x in r.lines) > first and id(r) not in used
+            ),
+            None,
+        )
+        at.setdefault(id(after) if after is not None else -1, []).append(table)
+    placed: list[Region | Table] = []
+    for region in regions:
+        placed.extend(at.get(id(region), []))
+        if id(region) not in used:
+            placed.append(region)
+    placed.extend(at.get(-1, []))
+    return placed
+
+
+def _caption_for(table: Table, captions: list[Region]) -> Region | None:
+    """The nearest table caption just above the table (within a few lines), else just below."""
+    size = max(x.size for x in table.lines) or 1.0
+
+    def overlaps(region: Region) -> bool:
+        x0 = min(x.x0 for x in region.lines)
+        x1 = max(x.x1 for x in region.lines)
+        return x0 < table.x1 and x1 > table.x0
+
+    above = [
+        c
+        for c in captions
+        if overlaps(c)
+        and min(x.bottom for x in c.lines) >= table.top - size
+        and min(x.bottom for x in c.lines) - table.top <= 8 * size
+    ]
+    if above:
+        return min(above, key=lambda c: min(x.bottom for x in c.lines))
+    below = [
+        c
+        for c in captions
+        if overlaps(c)
+        and max(x.top for x in c.lines) <= table.bottom + size
+        and table.bottom - max(x.top for x in c.lines) <= 4 * size
+    ]
+    return max(below, key=lambda c: max(x.top for x in c.lines)) if below else None
 
 
 def _authors(front: list[str], metadata_author: str) -> list[str]:

@@ -1,0 +1,308 @@
+"""Tables read as rows under their header: "Table 3 ..." / "Group | Weight (g) | FCR" / "T6 | ...".
+
+A table is found on a page from its row lines (two or more cells on one baseline, see
+``structure.line_role``): cells of one row, and rows near each other (less than ``_ROW_GAP``
+font heights apart vertically and overlapping horizontally), connected, form one table,
+however PDFium cut them into fragments; short lines inside its box (a cell alone on its row,
+a wrapped cell) belong to it.
+Its cells are the lines' pieces cut at character gaps (``Line.spans``); columns are the x
+ranges the data rows' cells cover; a row without a first-column cell and without a number
+continues the row above (a wrapped cell, a two-line header). The rows above the first row with
+a number in it are the header, one line column by column.
+
+The text of a table passage is lines separated by "\\n": the caption ("Table 3. ..."), the header
+row, then data rows, cells separated by " | " (an empty cell between two is left empty: "T2 | |
+16.4"). A long table is cut into several passages, each repeating the caption and the header, so
+each passage stands alone and each line is one quotable unit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from lastword.ingest.layout import Line
+
+_ROW_GAP = 2.5  # rows of one table are at most this many font heights apart
+_SIDE_GAP = 3.0  # ... and horizontally at most this far apart
+_ABSORB_WORDS = 20  # a longer line inside a table's box is prose, not a cell
+_PROSE_WORDS = 5  # more words per cell on average: prose set in columns
+PASSAGE_WORDS = 120  # a table passage's words (caption and header included) before a cut
+MIN_ROWS = 3  # ... but at least this many data rows per passage
+SEPARATOR = " | "
+_DIGIT = re.compile(r"\d")
+_TABLE_CAPTION = re.compile(r"^(supplementary\s+)?tab(le|\.)\s*[-–.]?\s*(S?\d+|[IVX]+)\b", re.I)
+
+
+@dataclass
+class _Cell:
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    size: float
+
+    @property
+    def middle(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+@dataclass
+class Table:
+    """One table on a page: the lines it was read from, and its rows as cell texts."""
+
+    lines: list[Line]
+    header: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    caption: str = ""
+
+    @property
+    def top(self) -> float:
+        return max(x.top for x in self.lines)
+
+    @property
+    def bottom(self) -> float:
+        return min(x.bottom for x in self.lines)
+
+    @property
+    def x0(self) -> float:
+        return min(x.x0 for x in self.lines)
+
+    @property
+    def x1(self) -> float:
+        return max(x.x1 for x in self.lines)
+
+    def passages(self, words: int = PASSAGE_WORDS, min_rows: int = MIN_ROWS) -> list[str]:
+        """The table as one or more passage texts, each starting with caption and header."""
+        head = [line for line in (self.caption, row_text(self.header)) if line]
+        budget = words - sum(len(line.split()) for line in head)
+        texts: list[str] = []
+        chunk: list[str] = []
+        used = 0
+        for row in self.rows:
+            line = row_text(row)
+            if not line:
+                continue
+            size = len(line.split())
+            if chunk and used + size > budget and len(chunk) >= min_rows:
+                texts.append("\n".join([*head, *chunk]))
+                chunk, used = [], 0
+            chunk.append(line)
+            used += size
+        if chunk:
+            if texts and len(chunk) < min_rows and used <= budget // 2:
+                texts[-1] += "\n" + "\n".join(chunk)  # a short tail joins the last passage
+            else:
+                texts.append("\n".join([*head, *chunk]))
+        return texts
+
+
+def row_text(cells: Sequence[str]) -> str:
+    """Cells joined by " | "; trailing empty cells left out, others kept empty ("| Antisense")."""
+    cells = list(cells)
+    while cells and not cells[-1]:
+        cells.pop()
+    text = SEPARATOR.join(cells).replace("|  |", "| |").replace("|  |", "| |")
+    return text.strip()
+
+
+def is_table_caption(text: str) -> bool:
+    return bool(_TABLE_CAPTION.match(text.strip()))
+
+
+def unmark_prose(lines: Sequence[Line], width: float) -> None:
+    """A column of prose beside a table shares the table's baselines, so its lines were counted
+    as cells of the table's rows; a wide line of six or more words with another such line just
+    above or below it starting at the same x is prose: one cell."""
+
+    def wordy(line: Line) -> bool:
+        return line.words >= 6 and line.x1 - line.x0 >= 0.28 * width and not line.rotated
+
+    candidates = [x for x in lines if wordy(x)]
+    for line in candidates:
+        if line.cells < 2:
+            continue
+        size = max(line.size, 1.0)
+        if any(
+            other is not line
+            and abs(other.x0 - line.x0) <= 2.0
+            and 0 < abs(other.top - line.top) <= 2.0 * size
+            for other in candidates
+        ):
+            line.cells = 1
+
+
+def find_tables(
+    lines: Sequence[Line],
+    roles: dict[int, str],
+    join: Callable[[list[str]], str],
+) -> list[Table]:
+    """Tables on one page; ``roles`` is each line's role by ``id``, ``join`` joins the parts
+    of a wrapped cell (hyphens decided as in the text)."""
+    seeds = [x for x in lines if roles.get(id(x)) == "table" and not x.rotated and not x.furniture]
+    if len(seeds) < 2:
+        return []
+    captions = [x for x in lines if roles.get(id(x)) == "caption"]
+    parent = list(range(len(seeds)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(seeds):
+        for j in range(i + 1, len(seeds)):
+            b = seeds[j]
+            if _near(a, b) and not _caption_between(a, b, captions):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[Line]] = {}
+    for i, seed in enumerate(seeds):
+        groups.setdefault(find(i), []).append(seed)
+    tables: list[Table] = []
+    taken: set[int] = set()
+    for members in groups.values():
+        if len(_rows(_cells(members))) < 2:
+            continue  # one row: two cells on a line of text, not a table
+        table = Table(lines=list(members))
+        size = max(x.size for x in members) or 1.0
+        for line in lines:
+            if (
+                id(line) in taken
+                or line in members
+                or line.rotated
+                or line.furniture
+                or line.words > _ABSORB_WORDS
+                or roles.get(id(line)) == "caption"
+            ):
+                continue
+            middle = (line.top + line.bottom) / 2
+            if (
+                table.bottom - 0.2 * size <= middle <= table.top + 0.2 * size
+                and line.x0 >= table.x0 - size
+                and line.x1 <= table.x1 + size
+            ):
+                table.lines.append(line)
+        cells = _cells(table.lines)
+        if sum(len(c.text.split()) for c in cells) > _PROSE_WORDS * len(cells):
+            continue  # columns of prose (a reference list in three columns), not a table
+        taken.update(id(x) for x in table.lines)
+        _read(table, join)
+        if table.rows or table.header:
+            tables.append(table)
+    return tables
+
+
+def _near(a: Line, b: Line) -> bool:
+    """Two row lines of one table: cells of one row (both seen as cells of it), or lines a few
+    font heights apart vertically that overlap or nearly touch horizontally."""
+    size = max(a.size, b.size, 1.0)
+    if abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2) <= 0.5 * size:
+        return True
+    vertical = max(a.bottom - b.top, b.bottom - a.top, 0.0)
+    horizontal = max(a.x0 - b.x1, b.x0 - a.x1, 0.0)
+    return vertical <= _ROW_GAP * size and horizontal <= _SIDE_GAP * size
+
+
+def _caption_between(a: Line, b: Line, captions: Sequence[Line]) -> bool:
+    low, high = sorted(((a.top + a.bottom) / 2, (b.top + b.bottom) / 2))
+    return any(
+        low < (c.top + c.bottom) / 2 < high and c.x0 < max(a.x1, b.x1) and c.x1 > min(a.x0, b.x0)
+        for c in captions
+    )
+
+
+def _cells(lines: Sequence[Line]) -> list[_Cell]:
+    out = []
+    for line in lines:
+        spans = line.spans or [(line.text, line.x0, line.x1)]
+        for text, x0, x1 in spans:
+            if text:
+                out.append(_Cell(text, x0, x1, line.top, line.bottom, line.size or 1.0))
+    return out
+
+
+def _rows(cells: list[_Cell]) -> list[list[_Cell]]:
+    """Cells on one baseline, top to bottom (a cell joins a row when its middle is within half
+    a font height of the row's first cell's)."""
+    rows: list[list[_Cell]] = []
+    for cell in sorted(cells, key=lambda c: -c.middle):
+        if rows and abs(rows[-1][0].middle - cell.middle) <= 0.5 * cell.size:
+            rows[-1].append(cell)
+        else:
+            rows.append([cell])
+    for row in rows:
+        row.sort(key=lambda c: c.x0)
+    return rows
+
+
+def _numeric_row(row: list[_Cell]) -> bool:
+    """A data row: a number in a cell after the first."""
+    return any(_DIGIT.search(c.text) for c in row[1:])
+
+
+def _columns(rows: list[list[_Cell]], width: float) -> list[tuple[float, float]]:
+    """The x ranges the data rows' cells cover (cells wider than half the table left out)."""
+    data = [r for r in rows if len(r) >= 2 and _numeric_row(r)]
+    if len(data) < 2:
+        data = [r for r in rows if len(r) >= 2]
+    spans = sorted(
+        (c.x0, c.x1) for row in data for c in row if c.x1 - c.x0 <= 0.5 * max(width, 1.0)
+    )
+    columns: list[list[float]] = []
+    for x0, x1 in spans:
+        if columns and x0 < columns[-1][1]:
+            columns[-1][1] = max(columns[-1][1], x1)
+        else:
+            columns.append([x0, x1])
+    return [(a, b) for a, b in columns]
+
+
+def _column_of(cell: _Cell, columns: list[tuple[float, float]]) -> int:
+    best, best_overlap = 0, 0.0
+    for i, (x0, x1) in enumerate(columns):
+        overlap = min(x1, cell.x1) - max(x0, cell.x0)
+        if overlap > best_overlap:
+            best, best_overlap = i, overlap
+    if best_overlap > 0:
+        return best
+    middle = (cell.x0 + cell.x1) / 2
+    return min(range(len(columns)), key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - middle))
+
+
+def _read(table: Table, join: Callable[[list[str]], str]) -> None:
+    rows = _rows(_cells(table.lines))
+    columns = _columns(rows, table.x1 - table.x0)
+    if not columns:
+        return
+    grid: list[tuple[list[list[str]], bool, float, float]] = []  # cells, numeric, top, bottom
+    for row in rows:
+        cells: list[list[str]] = [[] for _ in columns]
+        for cell in row:
+            cells[_column_of(cell, columns)].append(cell.text)
+        numeric = _numeric_row(row)
+        top, bottom = max(c.top for c in row), min(c.bottom for c in row)
+        size = max(c.size for c in row)
+        if (
+            grid
+            and not cells[0]
+            and not any(_DIGIT.search(c.text) for c in row)
+            and grid[-1][3] - top <= 1.0 * size
+        ):
+            previous = grid[-1]
+            for i, parts in enumerate(cells):
+                previous[0][i].extend(parts)  # a wrapped cell or a two-line header
+            grid[-1] = (previous[0], previous[1], previous[2], bottom)
+            continue
+        grid.append((cells, numeric, top, bottom))
+    texts = [[join(parts) if parts else "" for parts in cells] for cells, *_ in grid]
+    first_data = next((i for i, (_, numeric, *_) in enumerate(grid) if numeric), 0)
+    if 0 < first_data <= 3:
+        header = [
+            join([t for t in column if t]) for column in zip(*texts[:first_data], strict=True)
+        ]
+        table.header, table.rows = header, texts[first_data:]
+    else:
+        table.header, table.rows = texts[0], texts[1:]
