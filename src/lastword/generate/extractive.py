@@ -82,6 +82,8 @@ def table_rows(text: str) -> list[str]:
     out = []
     for row in rows:
         cells = row.split(" | ")
+        if len(cells) < len(header):  # ingest leaves trailing empty cells out
+            cells += [""] * (len(header) - len(cells))
         if len(cells) == len(header):
             body = "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
         else:

@@ -130,7 +130,18 @@ def join_lines(lines: Iterable[str], document_words: Collection) -> str:
             out = glued + line
         else:
             out += " " + line
-    return out.replace("\ufffe", "-").replace("\u00ad", "")
+    out = out.replace("\ufffe", "-").replace("\u00ad", "")
+    return _SPLIT_CAPITAL.sub(lambda m: _rejoin_capital(m, document_words), out)
+
+
+#: a capital set apart from the rest of its word, as PDFium reads some initials and "Th"
+#: ligatures: "T he", "T hirteen isolates"; "A" and "I" are words of their own
+_SPLIT_CAPITAL = re.compile(r"(?<![\w.])([B-HJ-Z]) ([a-z]{2,})\b")
+
+
+def _rejoin_capital(match: re.Match[str], document_words: Collection) -> str:
+    joined = match.group(1) + match.group(2)
+    return joined if attested(joined, document_words) else match.group(0)
 
 
 def document_words(lines: Iterable[Line]) -> set[str]:
