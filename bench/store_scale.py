@@ -170,7 +170,11 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
         started = time.perf_counter()
         store.refresh_derived()
         took = time.perf_counter() - started
-        print(f"  HNSW graph (M={settings.ann_m}) ready in {took:.0f}s", flush=True)
+        print(
+            f"  HNSW graph (M={settings.ann_m}, ef_construction={settings.ann_ef_construction}) "
+            f"ready in {took:.0f}s, load average {load()}",
+            flush=True,
+        )
         if real is not None and fill(store, real_documents(real), "local PubMedQA"):
             started = time.perf_counter()
             store.refresh_derived()
@@ -194,7 +198,11 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
     from lastword.store.postgres import PostgresStore
 
     settings = settings.model_copy(
-        update={"backend": "postgres", "dsn": dsn, "schema_name": f"scale_{size}"}
+        update={
+            "backend": "postgres",
+            "dsn": dsn,
+            "schema_name": f"scale_{size}_m{settings.pg_m}_ef{settings.pg_ef_construction}",
+        }
     )
     print(f"pgvector schema {settings.schema_name}", flush=True)
     last = f"synthetic-{(size - 1) // SYNTHETIC_PER_DOC}"
@@ -315,6 +323,14 @@ def main() -> int:
         help="Local HNSW query settings to measure, EF:CANDIDATES,... ([store] ann_ef_search and "
         "ann_candidates; default: the settings' values).",
     )
+    parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
+    parser.add_argument(
+        "--ann-ef-construction", type=int, help="Local HNSW ef_construction at build."
+    )
+    parser.add_argument("--pg-m", type=int, help="pgvector HNSW m at build ([store] pg_m).")
+    parser.add_argument(
+        "--pg-ef-construction", type=int, help="pgvector HNSW ef_construction at build."
+    )
     parser.add_argument(
         "--pg-ef",
         default="",
@@ -332,7 +348,13 @@ def main() -> int:
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a busy machine "
         "makes every number slower; recall does not depend on it)"
     )
-    settings = StoreSettings()
+    built = {
+        "ann_m": args.ann_m,
+        "ann_ef_construction": args.ann_ef_construction,
+        "pg_m": args.pg_m,
+        "pg_ef_construction": args.pg_ef_construction,
+    }
+    settings = StoreSettings(**{k: v for k, v in built.items() if v is not None})
     if args.build_only:
         if {"local-exact", "local-ann"} - skip:
             build_local(args.cache, None, args.size, settings)
