@@ -10,6 +10,11 @@ HNSW build over 1M rows on 2 shared cores takes far longer than hnswlib's. Built
 kept in --cache and reused by the next run of the same size.
 
     python bench/store_scale.py [--size 1000000] [--pg-size 200000] [--queries 300]
+    python bench/store_scale.py --size 1000000 --pg-size 1000000 \
+        --ann 128:64,64:32,32:16 --pg-ef 40,100,200     # query-time settings side by side
+
+Every row prints the load average when it was measured, and each backend its build time and
+its size on disk and in memory.
 
 Targets (issue 15): local ANN p50 <= 1 ms with recall@8 >= 0.98; pgvector p50 <= 10 ms with
 recall@8 >= 0.95. Numbers are from whatever machine runs it: say how busy it was.
@@ -39,6 +44,22 @@ DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" /
 DIM = 384
 K = 8
 SYNTHETIC_PER_DOC = 500
+
+
+def rss_mb() -> float:
+    """This process's resident memory (MB): mapped matrix pages it touched plus its heap."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def size_mb(path: Path) -> float:
+    return path.stat().st_size / 2**20 if path.is_file() else 0.0
+
+
+def load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def pubmedqa(cache: Path, data: Path):
@@ -149,12 +170,27 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
         started = time.perf_counter()
         store.refresh_derived()
         took = time.perf_counter() - started
-        print(f"  HNSW graph (M={settings.ann_m}) ready in {took:.0f}s", flush=True)
+        print(
+            f"  HNSW graph (M={settings.ann_m}, ef_construction={settings.ann_ef_construction}) "
+            f"ready in {took:.0f}s, load average {load()}",
+            flush=True,
+        )
         if real is not None and fill(store, real_documents(real), "local PubMedQA"):
             started = time.perf_counter()
             store.refresh_derived()
             took = time.perf_counter() - started
             print(f"  matrix + graph updated in place for the PubMedQA rows in {took:.0f}s")
+    files = {
+        name: sum(size_mb(p) for p in directory.glob(pattern))
+        for name, pattern in (
+            ("index.sqlite", "index.sqlite*"),
+            ("matrix", "vectors-*.npy"),
+            ("ids", "ids-*.npy"),
+            ("lexicon", "lexicon-*.json"),
+            ("HNSW graph", "hnsw-*.bin"),
+        )
+    }
+    print("  local sizes on disk: " + ", ".join(f"{k} {v:,.0f} MB" for k, v in files.items()))
     return directory
 
 
@@ -162,30 +198,54 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
     from lastword.store.postgres import PostgresStore
 
     settings = settings.model_copy(
-        update={"backend": "postgres", "dsn": dsn, "schema_name": f"scale_{size}"}
+        update={
+            "backend": "postgres",
+            "dsn": dsn,
+            "schema_name": f"scale_{size}_m{settings.pg_m}_ef{settings.pg_ef_construction}",
+        }
     )
     print(f"pgvector schema {settings.schema_name}", flush=True)
+    last = f"synthetic-{(size - 1) // SYNTHETIC_PER_DOC}"
     with PostgresStore.open_for_write(dsn, info(), settings) as store:
-        # A new schema comes with its (empty) HNSW index: load the synthetic rows first, with
-        # the index dropped, and build it once over them.
-        if "synthetic-0" not in store.document_hashes():
+        index = f"{settings.schema_name}.passages_embedding"
+        built = store._main.execute("SELECT to_regclass(%s)", (index,)).fetchone()[0]
+        store.commit()
+        # A new schema comes with its (empty) HNSW index: load the synthetic rows with the index
+        # dropped and build it once over them. An interrupted load resumes where it stopped.
+        if last not in store.document_hashes() or built is None:
             store.drop_vector_index()
             store.commit()
             fill(store, synthetic_documents(size), "pgvector synthetic")
             started = time.perf_counter()
             store._main.execute("SET maintenance_work_mem = '3GB'")
             store._main.execute("SET max_parallel_maintenance_workers = 1")
+            print(f"  building the HNSW index (load average {load()})", flush=True)
             store.create_vector_index()
             store.commit()
             took = time.perf_counter() - started
             print(
                 f"  pgvector HNSW (m={settings.pg_m}, ef_construction="
-                f"{settings.pg_ef_construction}) built in {took:.0f}s",
+                f"{settings.pg_ef_construction}) built in {took:.0f}s, load average {load()}",
                 flush=True,
             )
         if real is not None:
             fill(store, real_documents(real), "pgvector PubMedQA")  # into the live index
             store.refresh_derived()
+        table = f"{settings.schema_name}.passages"
+        sizes = store._main.execute(
+            "SELECT pg_relation_size(%s), pg_total_relation_size(%s), pg_relation_size(%s), "
+            "current_setting('shared_buffers'), "
+            "(SELECT extversion FROM pg_extension WHERE extname = 'vector'), version()",
+            (table, table, index),
+        ).fetchone()
+        store.commit()
+    mb = 2**20
+    print(
+        f"  pgvector sizes: passages table {sizes[0] / mb:,.0f} MB, with its indexes and TOAST "
+        f"{sizes[1] / mb:,.0f} MB, of which the HNSW index {sizes[2] / mb:,.0f} MB; "
+        f"shared_buffers {sizes[3]}; pgvector {sizes[4]}; {sizes[5].split(' on ')[0]}",
+        flush=True,
+    )
     return settings
 
 
@@ -214,7 +274,10 @@ def exact_truth(real, size: int, queries: np.ndarray) -> list[set[int]]:
 
 
 def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, label: str):
+    before = rss_mb()
     store.search(queries[0], K)  # map the matrix / load the graph before timing
+    opened = rss_mb() - before
+    busy = load()
     latencies, recalls, own = [], [], 0
     for q, vector in enumerate(queries):
         t = time.perf_counter()
@@ -229,7 +292,14 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
         list(pool.map(lambda v: store.search(v, K), work))
     qps = len(work) / (time.perf_counter() - started)
     p50, p99 = np.percentile(latencies, 50), np.percentile(latencies, 99)
-    return label, p50, p99, float(np.mean(recalls)), own / len(queries), qps
+    grown = rss_mb() - before
+    print(
+        f"  {label}: p50 {p50:.3f} ms, recall@8 {np.mean(recalls):.3f}, QPS {qps:.0f}; "
+        f"bench process memory +{opened:,.0f} MB at the first search, +{grown:,.0f} MB after "
+        f"all (load average {busy} -> {load()})",
+        flush=True,
+    )
+    return label, p50, p99, float(np.mean(recalls)), own / len(queries), qps, busy
 
 
 def main() -> int:
@@ -248,6 +318,26 @@ def main() -> int:
     )
     parser.add_argument("--skip", default="", help="Comma list: local-exact,local-ann,pgvector")
     parser.add_argument(
+        "--ann",
+        default="",
+        help="Local HNSW query settings to measure, EF:CANDIDATES,... ([store] ann_ef_search and "
+        "ann_candidates; default: the settings' values).",
+    )
+    parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
+    parser.add_argument(
+        "--ann-ef-construction", type=int, help="Local HNSW ef_construction at build."
+    )
+    parser.add_argument("--pg-m", type=int, help="pgvector HNSW m at build ([store] pg_m).")
+    parser.add_argument(
+        "--pg-ef-construction", type=int, help="pgvector HNSW ef_construction at build."
+    )
+    parser.add_argument(
+        "--pg-ef",
+        default="",
+        help="pgvector hnsw.ef_search values to measure, comma list (default: [store] "
+        "pg_ef_search).",
+    )
+    parser.add_argument(
         "--build-only",
         action="store_true",
         help="Build the synthetic part of the indexes into --cache and stop (no PubMedQA needed).",
@@ -258,7 +348,13 @@ def main() -> int:
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a busy machine "
         "makes every number slower; recall does not depend on it)"
     )
-    settings = StoreSettings()
+    built = {
+        "ann_m": args.ann_m,
+        "ann_ef_construction": args.ann_ef_construction,
+        "pg_m": args.pg_m,
+        "pg_ef_construction": args.pg_ef_construction,
+    }
+    settings = StoreSettings(**{k: v for k, v in built.items() if v is not None})
     if args.build_only:
         if {"local-exact", "local-ann"} - skip:
             build_local(args.cache, None, args.size, settings)
@@ -279,11 +375,16 @@ def main() -> int:
         truth = exact_truth(real, args.size, questions)
         ids = np.load(next(directory.glob("ids-*.npy")))
         row_of = {int(pid): row for row, pid in enumerate(ids)}
-        for label, overrides in (
-            ("local-exact", {"ann_min_passages": 10**12}),
-            ("local-ann", {}),
-        ):
-            if label in skip:
+        runs = [("local-exact", {"ann_min_passages": 10**12})]
+        for pair in filter(None, args.ann.split(",")):
+            ef, candidates = (int(x) for x in pair.split(":"))
+            runs.append(
+                (f"ann {ef}:{candidates}", {"ann_ef_search": ef, "ann_candidates": candidates})
+            )
+        if not args.ann:
+            runs.append(("local-ann", {}))
+        for label, overrides in runs:
+            if ("local-exact" if label == "local-exact" else "local-ann") in skip:
                 continue
             with LocalStore.open(directory, settings.model_copy(update=overrides)) as store:
                 results.append(
@@ -308,33 +409,41 @@ def main() -> int:
         with running_postgres(args.cache / "postgres") as dsn:
             pg_settings = build_postgres(dsn, real, args.pg_size, settings)
             truth = exact_truth(real, args.pg_size, questions)
-            with PostgresStore.open(dsn, pg_settings) as store:
-                first = int(store._fetch(f"SELECT MIN(id) FROM {store._t('passages')}")[0][0])
-                results.append(
-                    (
-                        args.pg_size + n_real,
-                        *measure(
-                            store,
-                            pmids,
-                            questions,
-                            truth,
-                            lambda h: h.passage.passage_id - first,
-                            args.clients,
-                            "pgvector",
-                        ),
+            efs = [int(x) for x in args.pg_ef.split(",") if x] or [pg_settings.pg_ef_search]
+            for ef in efs:
+                label = f"pgvector ef={ef}" if args.pg_ef else "pgvector"
+                ef_settings = pg_settings.model_copy(update={"pg_ef_search": ef})
+                with PostgresStore.open(dsn, ef_settings) as store:
+                    first = int(store._fetch(f"SELECT MIN(id) FROM {store._t('passages')}")[0][0])
+                    results.append(
+                        (
+                            args.pg_size + n_real,
+                            *measure(
+                                store,
+                                pmids,
+                                questions,
+                                truth,
+                                lambda h, first=first: h.passage.passage_id - first,
+                                args.clients,
+                                label,
+                            ),
+                        )
                     )
-                )
 
     print()
     print(
         f"{'backend':13}{'rows':>11}{'p50 ms':>9}{'p99 ms':>9}{'recall@8':>10}"
-        f"{'own top8':>10}{f'QPS x{args.clients}':>10}"
+        f"{'own top8':>10}{f'QPS x{args.clients}':>10}{'load':>6}"
     )
-    for size, label, p50, p99, recall, own, qps in results:
-        print(f"{label:13}{size:>11,}{p50:>9.3f}{p99:>9.3f}{recall:>10.3f}{own:>10.1%}{qps:>10.0f}")
+    for size, label, p50, p99, recall, own, qps, busy in results:
+        print(
+            f"{label:13}{size:>11,}{p50:>9.3f}{p99:>9.3f}{recall:>10.3f}{own:>10.1%}{qps:>10.0f}"
+            f"{busy:>6}"
+        )
     print("latency: one client, Store.search(q, 8) including fetching the 8 passages' rows;")
     print("recall@8: overlap with exact search over the same rows; own top8: the question's own")
-    print(f"PubMedQA abstract among the 8 hits; QPS: {args.clients} client threads, one process.")
+    print(f"PubMedQA abstract among the 8 hits; QPS: {args.clients} client threads, one process;")
+    print("load: the 1-minute load average when the row was measured (2 cores shared).")
     return 0
 
 

@@ -12,8 +12,6 @@ import json
 import sqlite3
 from collections.abc import Collection, Sequence
 
-import numpy as np
-
 from lastword.store.protocol import ReferenceEntry
 
 SCHEMA = """
@@ -117,26 +115,6 @@ class StoreExtras:
         return out
 
     # ----------------------------------------------------------------- kinds
-    def _kind_mask(self, ids: np.ndarray, kinds: Collection[str]) -> np.ndarray:
-        """True for the matrix rows whose passage is of one of ``kinds`` (cached per generation)."""
-        key = (self._generation(), frozenset(kinds))
-        cache: dict = self.__dict__.setdefault("_kind_masks", {})
-        if key not in cache:
-            cache.clear()
-            chosen = sorted(kinds)
-            marks = ",".join("?" * len(chosen))
-            wanted = np.array(
-                [
-                    row[0]
-                    for row in self._conn.execute(
-                        f"SELECT id FROM passages WHERE kind IN ({marks})", chosen
-                    )
-                ],
-                dtype=np.int64,
-            )
-            cache[key] = np.isin(ids, wanted)
-        return cache[key]
-
     def kind_counts(self) -> dict[str, int]:
         rows = self._conn.execute("SELECT kind, COUNT(*) FROM passages GROUP BY kind ORDER BY kind")
         return {row[0]: row[1] for row in rows}

@@ -1,0 +1,252 @@
+"""The derived files of the local store, and search through its HNSW graph.
+
+    DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
+    DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
+    DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
+    DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
+
+All of them are derived from ``index.sqlite`` (the source of truth) and tagged with the
+generation they were built from. A writer writes them after it commits (``refresh_derived``);
+a reader that finds the matrix stale or damaged rebuilds it (``store/check.py``), and one that
+finds no graph for its generation searches exactly. Mixed into ``LocalStore``, which provides
+the connection, the meta table and the writer's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections import Counter
+from collections.abc import Collection
+from pathlib import Path
+
+import numpy as np
+
+from lastword.embed.protocol import EmbedderInfo
+from lastword.settings import StoreSettings
+from lastword.store import ann, check
+from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
+from lastword.terms import terms
+
+
+class DerivedFiles:
+    """Mixed into ``LocalStore``: the matrix, ids, lexicon and graph files, and graph search."""
+
+    directory: Path
+    settings: StoreSettings
+    _conn: sqlite3.Connection
+    _lock_fd: int | None
+    _matrix: np.ndarray | None
+    _ids: np.ndarray | None
+    _matrix_generation: int
+    _lexicon: tuple[int, dict[str, int]] | None
+    _lexicon_generation: int
+    _graph: object | None
+    _graph_generation: int
+    _kind_codes: tuple[np.ndarray, dict[str, int]] | None
+    _kind_generation: int
+
+    def _meta(self, key: str) -> str | None: ...  # provided by LocalStore
+
+    def _set_meta(self, key: str, value: str) -> None: ...  # provided by LocalStore
+
+    def _generation(self) -> int: ...  # provided by LocalStore
+
+    @property
+    def embedder(self) -> EmbedderInfo: ...  # provided by LocalStore
+
+    def _remove_stray_files(self) -> None:
+        """Temp files of a killed writer and matrices of older generations."""
+        current = self._meta("generation")
+        for path in self.directory.iterdir():
+            stale_tmp = path.name.startswith(TMP_PREFIX)
+            derived = path.suffix in (".npy", ".json", ".bin") and path.stem.startswith(
+                ("vectors-", "ids-", "lexicon-", "hnsw-")
+            )
+            old_matrix = derived and not path.stem.endswith(f"-{current}")
+            if stale_tmp or old_matrix:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+
+    # ----------------------------------------------------------------- the files
+    def _matrix_paths(self, generation: int) -> tuple[Path, Path]:
+        return (
+            self.directory / f"vectors-{generation}.npy",
+            self.directory / f"ids-{generation}.npy",
+        )
+
+    @property
+    def generation(self) -> int:
+        """The committed generation the derived files are tagged with."""
+        return self._generation()
+
+    def refresh_derived(self, force: bool = False) -> None:
+        """Write the matrix (and graph) of the committed generation (writers, after commits).
+
+        ``force`` rewrites files that exist (they were found damaged: ``store/check.py``).
+        """
+        generation = self._generation()
+        vectors_path, ids_path = self._matrix_paths(generation)
+        if force or not (vectors_path.exists() and ids_path.exists()):
+            vectors, ids = self._read_vectors()
+            if self._lock_fd is not None and not self._conn.in_transaction:
+                digest = check.matrix_checksum(vectors, ids)
+                self._set_meta(check.CHECKSUM_KEY, f"{generation}:{digest}")
+            write_atomically(self._lexicon_path(generation), self._count_terms())
+            for path, array in ((ids_path, ids), (vectors_path, vectors)):
+                write_atomically(path, array)
+            fsync_directory(self.directory)
+        if self._lock_fd is not None:
+            self._refresh_graph(generation)
+            self._remove_stray_files()
+
+    refresh_matrix = refresh_derived  # the name callers used before the Store protocol had one
+
+    def _refresh_graph(self, generation: int) -> None:
+        path = ann.graph_path(self.directory, generation)
+        vectors_path, ids_path = self._matrix_paths(generation)
+        ids = np.load(ids_path)
+        if path.exists() or len(ids) < self.settings.ann_min_passages:
+            return
+        matrix = np.load(vectors_path, mmap_mode="r")
+        previous = None
+        found = ann.previous_graph(self.directory, generation)
+        if found is not None:
+            old_ids_path = self._matrix_paths(found[0])[1]
+            if old_ids_path.exists():
+                previous = (found[1], np.load(old_ids_path))
+        graph = ann.build_graph(
+            matrix,
+            ids,
+            m=self.settings.ann_m,
+            ef_construction=self.settings.ann_ef_construction,
+            previous=previous,
+        )
+        ann.save_graph(graph, path)
+        fsync_directory(self.directory)
+
+    def _lexicon_path(self, generation: int) -> Path:
+        return self.directory / f"lexicon-{generation}.json"
+
+    def _count_terms(self) -> dict:
+        counts: Counter[str] = Counter()
+        total = 0
+        for (text,) in self._conn.execute("SELECT text FROM passages"):
+            counts.update(terms(text))
+            total += 1
+        return {"passages": total, "terms": dict(counts)}
+
+    def lexicon(self) -> tuple[int, dict[str, int]]:
+        """(number of passages, passages containing each term) for the committed corpus."""
+        generation = self._generation()
+        if self._lexicon is not None and self._lexicon_generation == generation:
+            return self._lexicon
+        data = check.read_lexicon(self._lexicon_path(generation))
+        if data is None:  # missing or damaged: count again
+            data = self._count_terms()
+            if os.access(self.directory, os.W_OK):
+                with contextlib.suppress(OSError):
+                    write_atomically(self._lexicon_path(generation), data)
+        self._lexicon = (int(data["passages"]), data["terms"])
+        self._lexicon_generation = generation
+        return self._lexicon
+
+    def _read_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        dim = self.embedder.dim
+        count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+        vectors = np.empty((count, dim), dtype=np.float32)
+        ids = np.empty(count, dtype=np.int64)
+        cursor = self._conn.execute("SELECT id, vector FROM passages ORDER BY id")
+        for row_number, (passage_id, blob) in enumerate(cursor):
+            ids[row_number] = passage_id
+            vectors[row_number] = np.frombuffer(blob, dtype="<f4")
+        return vectors, ids
+
+    def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        generation = self._generation()
+        if self._matrix is not None and self._matrix_generation == generation:
+            return self._matrix, self._ids  # type: ignore[return-value]
+        matrix, ids = check.load_matrix(self)  # verified against SQLite, else rebuilt
+        self._matrix, self._ids, self._matrix_generation = matrix, ids, generation
+        return matrix, ids
+
+    def rebuild_derived(self) -> list[str]:
+        """Rewrite this generation's matrix, ids and lexicon from SQLite; their file names."""
+        generation = self._generation()
+        self.refresh_matrix(force=True)
+        self._lexicon = None
+        return [p.name for p in (*self._matrix_paths(generation), self._lexicon_path(generation))]
+
+    # ----------------------------------------------------------------- graph search
+    def _search_graph(
+        self,
+        matrix: np.ndarray,
+        ids: np.ndarray,
+        query: np.ndarray,
+        k: int,
+        excluded: np.ndarray | None,
+        kinds: Collection[str] | None,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rows, exact scores) of the top k through the graph; None: search exactly instead."""
+        graph = self._load_graph(len(ids), matrix.shape[1])
+        if graph is None:
+            return None
+
+        def keep(rows: np.ndarray) -> np.ndarray:
+            mask = np.ones(len(rows), dtype=bool)
+            if excluded is not None and len(excluded):
+                mask &= ~np.isin(ids[rows], excluded)
+            if kinds is not None:
+                mask &= self._kind_mask(kinds, rows)
+            return mask
+
+        filtered = (excluded is not None and len(excluded) > 0) or kinds is not None
+        return ann.search(
+            graph,
+            matrix,
+            ids,
+            query,
+            k,
+            candidates=self.settings.ann_candidates * (4 if filtered else 1),
+            keep=keep if filtered else None,
+        )
+
+    def _load_graph(self, passages: int, dim: int) -> object | None:
+        if passages < self.settings.ann_min_passages:
+            return None
+        generation = self._matrix_generation
+        if self._graph_generation != generation:
+            # Missing (a writer died before building it): search exactly until one is written.
+            path = ann.graph_path(self.directory, generation)
+            self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
+            self._graph_generation = generation
+        return self._graph
+
+    def _kind_mask(self, kinds: Collection[str], rows: np.ndarray | None) -> np.ndarray:
+        """Which matrix rows (all, or ``rows``) hold a passage of one of ``kinds``."""
+        generation = self._matrix_generation
+        if self._kind_codes is None or self._kind_generation != generation:
+            names = [row[0] for row in self._conn.execute("SELECT kind FROM passages ORDER BY id")]
+            table: dict[str, int] = {}
+            codes = np.fromiter(
+                (table.setdefault(name, len(table)) for name in names),
+                dtype=np.int16,
+                count=len(names),
+            )
+            self._kind_codes, self._kind_generation = (codes, table), generation
+        codes, table = self._kind_codes
+        if self._ids is not None and len(codes) != len(self._ids):  # a write landed in between
+            self._kind_generation = -1
+            allowed = self._passage_ids_of_kinds(kinds)
+            selected_ids = self._ids if rows is None else self._ids[rows]
+            return np.isin(selected_ids, allowed)
+        wanted = np.array([table[name] for name in kinds if name in table], dtype=np.int16)
+        selected = codes if rows is None else codes[rows]
+        return np.isin(selected, wanted)
+
+    def _passage_ids_of_kinds(self, kinds: Collection[str]) -> np.ndarray:
+        kinds = list(kinds)
+        marks = ",".join("?" * len(kinds))
+        rows = self._conn.execute(f"SELECT id FROM passages WHERE kind IN ({marks})", kinds)
+        return np.array([row[0] for row in rows], dtype=np.int64)
