@@ -145,3 +145,14 @@ def test_batches_are_length_sorted_and_capped_in_texts_and_padded_tokens() -> No
         assert len(batch) <= 3
         assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 120
     assert [lengths[i] for i in batches[0]] == [5, 7, 39]
+
+
+def test_the_export_runs_the_fused_graph() -> None:
+    """Each of the six layers' attention, GELU and residual LayerNorms are single operators."""
+    import json
+
+    exported = onnx_export.ensure_exported()
+    manifest = json.loads((exported.directory / onnx_export.MANIFEST_FILE).read_text())
+    assert manifest["recipe"] == onnx_export.RECIPE
+    assert manifest["fused"]["Attention"] == 6
+    assert manifest["fused"]["SkipLayerNormalization"] == 12

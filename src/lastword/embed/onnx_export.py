@@ -251,11 +251,8 @@ def fuse(traced: Path, out: Path, hidden: int = 384) -> dict[str, int]:
         use_gpu=False,
     )
     counts = {k: v for k, v in optimized.get_fused_operator_statistics().items() if v}
-    if not counts.get("Attention"):
-        raise ConfigError(
-            f"ONNX Runtime did not fuse MiniLM's attention ({counts}); the torch/transformers "
-            "versions export a graph this recipe does not know"
-        )
+    # A graph the fusions do not recognise (another transformers version) is still the same
+    # model, only slower: it is kept, and the manifest's counts (printed by ``main``) show it.
     optimized.save_model_to_file(str(out))
     return counts
 
@@ -291,6 +288,12 @@ def main() -> None:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     print(f"exported in {manifest['export_s']} s: {directory}")
+    if not manifest["fused"].get("Attention"):
+        print(
+            f"note: ONNX Runtime fused only {manifest['fused']} (no Attention): the vectors are "
+            "the same, embedding is slower; bench/embed_speed.py measures it",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":
