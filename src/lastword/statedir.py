@@ -12,8 +12,10 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lastword.settings import Settings
+if TYPE_CHECKING:  # annotations only: importing statedir must not load the settings models
+    from lastword.settings import Settings
 
 APP_NAME = "lastword"
 #: where state lived before: relative to the working directory

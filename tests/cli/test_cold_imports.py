@@ -20,6 +20,9 @@ HEAVY = (
     "lastword.ingest",
     "lastword.chat",
     "lastword.websearch",
+    "lastword.settings",  # pydantic models: loaded by the commands that read settings
+    "lastword.result",
+    "pydantic",
 )
 
 

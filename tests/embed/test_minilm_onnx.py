@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from lastword.embed import onnx_export
-from lastword.embed.minilm import MiniLMEmbedder
+from lastword.embed.minilm import MiniLMEmbedder, length_batches
 
 TEXTS = [
     "Statins lowered LDL cholesterol by a third in adults over 65.",
@@ -107,3 +107,52 @@ def test_a_damaged_export_is_never_run_and_is_made_again(
     assert onnx_export.load_checked(copy, source) is None
     remade = onnx_export.ensure_exported()  # a real export, with torch
     assert remade.directory == copy and remade.onnx_bytes == real.onnx_bytes
+
+
+def test_a_checked_export_is_hashed_once_then_trusted_by_its_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = onnx_export.weights_dir()
+    real = onnx_export.ensure_exported()
+    copy = tmp_path / "export"
+    shutil.copytree(real.directory, copy)
+    (copy / onnx_export.STAMP_FILE).unlink(missing_ok=True)
+    assert onnx_export.load_checked(copy, source) is not None  # hashed, then stamped
+    assert (copy / onnx_export.STAMP_FILE).exists()
+
+    def no_hashing(path: Path) -> str:
+        raise AssertionError(f"{path} was hashed again")
+
+    monkeypatch.setattr(onnx_export, "sha256_file", no_hashing)
+    assert onnx_export.load_checked(copy, source) is not None  # a stat, no read
+    # Same size, new bytes: the modification time moves, so the stamp no longer vouches for it.
+    data = bytearray((copy / "model.onnx").read_bytes())
+    data[-10] ^= 0xFF
+    (copy / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(AssertionError, match="hashed again"):
+        onnx_export.load_checked(copy, source)
+    monkeypatch.undo()
+    assert onnx_export.load_checked(copy, source) is None
+
+
+def test_batches_are_length_sorted_and_capped_in_texts_and_padded_tokens() -> None:
+    lengths = [90, 5, 300, 40, 41, 39, 256, 7]
+    batches = length_batches(lengths, max_texts=3, max_tokens=120)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    widths = [max(lengths[i] for i in batch) for batch in batches]
+    assert widths == sorted(widths)  # shortest first
+    for batch in batches:
+        assert len(batch) <= 3
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 120
+    assert [lengths[i] for i in batches[0]] == [5, 7, 39]
+
+
+def test_the_export_runs_the_fused_graph() -> None:
+    """Each of the six layers' attention, GELU and residual LayerNorms are single operators."""
+    import json
+
+    exported = onnx_export.ensure_exported()
+    manifest = json.loads((exported.directory / onnx_export.MANIFEST_FILE).read_text())
+    assert manifest["recipe"] == onnx_export.RECIPE
+    assert manifest["fused"]["Attention"] == 6
+    assert manifest["fused"]["SkipLayerNormalization"] == 12

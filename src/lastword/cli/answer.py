@@ -12,8 +12,6 @@ import typer
 from lastword.cli.app import app, console, index_dir, state
 from lastword.cli.corpus import IndexOption, _RichProgress
 from lastword.cli.questions import emit_jsonl, read_questions
-from lastword.cli.render import render_answer
-from lastword.result import Status
 
 GeneratorOption = Annotated[
     str | None,
@@ -39,7 +37,9 @@ def ask(
     """Answer from the corpus with every claim cited, or refuse and say who decided."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
-    from lastword.pipeline import Pipeline  # here, not at the top: `lastword --help` stays fast
+    from lastword.cli.render import render_answer  # here, not at the top: `lastword --help`
+    from lastword.pipeline import Pipeline  # loads no pipeline, pydantic or settings
+    from lastword.result import Status
 
     with Pipeline.open(state.settings, index_dir(index), generator=generator) as pipeline:
         if questions is not None:
@@ -63,6 +63,7 @@ def demo(
     ] = None,
 ) -> None:
     """Build a small demo corpus and show one grounded answer and two refusals. No keys needed."""
+    from lastword.cli.render import render_answer
     from lastword.demo import DEMO_QUESTIONS, build_demo_index, demo_settings
     from lastword.pipeline import Pipeline
 

@@ -6,15 +6,17 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from lastword import __version__
 from lastword.errors import LastwordError
-from lastword.settings import Settings, load_settings
 from lastword.text_check import check_text
+
+if TYPE_CHECKING:  # settings (pydantic) load when a command first reads them, not for --help
+    from lastword.settings import Settings
 
 app = typer.Typer(
     name="lastword",
@@ -39,6 +41,8 @@ class State:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from lastword.settings import load_settings
+
             self._settings = load_settings(self.config)
             _point_at_old_state(self._settings)
         return self._settings

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lastword.cli.app import console, err_console, index_dir, state
-from lastword.cli.render import printable, safe
 from lastword.errors import InputError
 
 if TYPE_CHECKING:
@@ -61,6 +60,8 @@ def chat(
         if interactive:
             tone = assistant.persona.tone
             err_console.print(f"Talking to {name} ({tone}). An empty line or Ctrl-D ends.")
+        from lastword.cli.render import printable, safe
+
         while True:
             if interactive:
                 try:

@@ -19,7 +19,6 @@ from rich.table import Table
 
 from lastword.cli.app import app, console, err_console, index_dir, state
 from lastword.cli.questions import emit_jsonl, read_questions
-from lastword.cli.render import render_retrieval, safe
 
 # The library is imported inside each command: `lastword --help` and `sources` need none of
 # the embedding, gate or ingest modules (bench/cold_start.py).
@@ -192,12 +191,15 @@ def inspect(
         if as_json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         else:
+            from lastword.cli.render import render_retrieval
+
             render_retrieval(result, pipeline.thresholds)
 
 
 @app.command()
 def sources(index: IndexOption = None) -> None:
     """List the documents in an index with their passage counts and the embedder."""
+    from lastword.cli.render import safe
     from lastword.store.open import open_store
 
     target = index_dir(index)

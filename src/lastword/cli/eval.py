@@ -25,7 +25,6 @@ from rich.table import Table
 
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.errors import InputError
-from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
 
 if TYPE_CHECKING:
     from lastword.evaluate.records import ItemRecord, Results
@@ -292,6 +291,8 @@ def calibrate_command(
     if not write:
         return
     strong, weak = cal.chosen()
+    from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
+
     config = resolve_config_path(state.config) or Path(DEFAULT_CONFIG_NAME)
     date = datetime.now(UTC).date().isoformat()
     if cal.refit is not None:

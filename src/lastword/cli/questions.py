@@ -6,12 +6,15 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import Progress
 
 from lastword.cli.app import err_console
 from lastword.errors import InputError, LastwordError
-from lastword.result import Result
+
+if TYPE_CHECKING:
+    from lastword.result import Result
 
 
 def read_questions(path: Path) -> list[str]:

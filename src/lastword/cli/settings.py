@@ -11,7 +11,6 @@ import typer
 
 from lastword import statedir
 from lastword.cli.app import app, console, err_console, state
-from lastword.settings_reference import settings_reference
 
 state_app = typer.Typer(
     help="The one folder of accounts, API keys, master key, search log and uploads.",
@@ -27,6 +26,8 @@ def show_settings(
 ) -> None:
     """Print the effective settings (file + environment + defaults) and the state folder."""
     if reference:
+        from lastword.settings_reference import settings_reference
+
         sys.stdout.write(settings_reference() + "\n")
         return
     settings = state.settings

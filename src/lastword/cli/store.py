@@ -12,9 +12,9 @@ import typer
 
 from lastword.cli.app import console, err_console, state
 from lastword.errors import InputError
-from lastword.settings import StoreSettings
 
 if TYPE_CHECKING:
+    from lastword.settings import StoreSettings
     from lastword.store.copy import CopyReport
 
 store_app = typer.Typer(
@@ -31,6 +31,8 @@ def _where(location: str, schema: str | None) -> tuple[StoreSettings, Path]:
         update = {"backend": "postgres", "dsn": location}
         if schema is not None:
             update["schema_name"] = schema
+        from lastword.settings import StoreSettings
+
         return StoreSettings.model_validate({**base.model_dump(), **update}), Path(".")
     if "://" in location:
         raise InputError(f"{location}: give a directory or a postgresql:// connection string")

@@ -19,7 +19,6 @@ import typer
 from lastword import statedir
 from lastword.cli.app import console, err_console, index_dir, state
 from lastword.errors import ConfigError, InputError
-from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
 
 users_app = typer.Typer(
     name="users",
@@ -175,6 +174,8 @@ def serve(
     host = host or web.host
     port = port or web.port
     max_upload_mb = max_upload_mb or web.max_upload_mb
+    from lastword.settings import DEFAULT_CONFIG_NAME, resolve_config_path
+
     folder = statedir.state_dir(settings)
     loopback = is_loopback(host)
     if not loopback and not _accounts(folder).has_users():

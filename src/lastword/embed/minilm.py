@@ -13,6 +13,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,10 @@ from lastword.errors import MissingExtraError
 from lastword.notices import say, slow
 
 DIM = 384
+#: Padded word pieces per forward pass. Small batches keep the activations in cache: on this
+#: 2-core AVX2 machine 4–8 passages of ~90 pieces ran ~25% more passages per CPU-second than
+#: 32 (bench/embed_speed.py --batch-size), with the same vectors.
+TOKENS_PER_BATCH = 1024
 
 _runtime_lock = threading.Lock()
 _runtime: _Runtime | None = None
@@ -40,17 +45,19 @@ class _Runtime:
     """The ONNX session and the tokenizer: one per process (loading takes about a second, and
     ``InferenceSession.run`` is thread-safe)."""
 
-    def __init__(self, threads: int, onnx_bytes: bytes | None = None) -> None:
-        """``onnx_bytes``: another export of the same graph (the bench's int8 one); by default
-        the checked export of the shipped weights."""
+    def __init__(self, threads: int, onnx_model: Path | bytes | None = None) -> None:
+        """``onnx_model``: another export of the same graph (a path or its bytes: the bench's
+        int8 one); by default the checked export of the shipped weights."""
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise MissingExtraError(exc.name or "onnxruntime", "minilm") from exc
         exported = ensure_exported(announce=say)
-        if onnx_bytes is None:
-            onnx_bytes = exported.onnx_bytes
+        if onnx_model is None:
+            onnx_model = exported.onnx_path
+        if isinstance(onnx_model, Path):
+            onnx_model = str(onnx_model)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -59,7 +66,7 @@ class _Runtime:
         # Threads sleep between operators instead of spinning: on a shared machine spinning
         # burns cores others need (measured ~8% more CPU per passage, slower wall time).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(onnx_bytes, options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(onnx_model, options, providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(MAX_TOKENS)
@@ -70,15 +77,15 @@ class _Runtime:
         """Unit sentence vectors for ``texts`` (in order) and, if asked, their unit word-piece
         vectors (special tokens left out) from the same forward pass.
 
-        Texts run in batches of similar length, so little of each batch is padding.
+        Texts run in batches of similar length, so little of each batch is padding, and of at
+        most ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded word pieces.
         """
         encodings = self.tokenizer.encode_batch(texts, add_special_tokens=True)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        lengths = [len(encoding.ids) for encoding in encodings]
         sentences = np.zeros((len(texts), DIM), dtype=np.float32)
         tokens: list[TokenVectors | None] = [None] * len(texts)
-        for start in range(0, len(order), batch_size):
-            chosen = order[start : start + batch_size]
-            width = max(len(encodings[i].ids) for i in chosen)
+        for chosen in length_batches(lengths, batch_size, TOKENS_PER_BATCH):
+            width = max(lengths[i] for i in chosen)
             ids = np.zeros((len(chosen), width), dtype=np.int64)
             mask = np.zeros_like(ids)
             for row, i in enumerate(chosen):
@@ -93,6 +100,22 @@ class _Runtime:
                 for row, i in enumerate(chosen):
                     tokens[i] = _word_pieces(encodings[i], hidden[row])
         return sentences, (tokens if want_tokens else None)  # type: ignore[return-value]
+
+
+def length_batches(lengths: list[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+    """Indices of texts grouped shortest first into batches of at most ``max_texts`` texts and
+    ``max_tokens`` padded tokens (a batch's width is its longest text; one text always fits)."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
+        # Sorted ascending, so this text is the widest of the batch it joins.
+        if current and (len(current) >= max_texts or (len(current) + 1) * lengths[i] > max_tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
 
 
 def _word_pieces(encoding: Any, hidden: np.ndarray) -> TokenVectors:
