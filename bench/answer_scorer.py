@@ -119,7 +119,13 @@ def main() -> int:
     questions = load_jsonl(args.data / "questions.jsonl")
     settings = load_settings()
     with Pipeline.open(settings, args.index) as pipeline:
-        key = hashlib.sha256(pipeline.store.info().fingerprint.encode()).hexdigest()[:16]
+        # The fingerprint names the documents and the embedder, not how they were read: the
+        # passages' own ids and texts key the cache, so a re-ingest with new code misses it.
+        info = pipeline.store.info()
+        sample = pipeline.store.passages_by_id(list(range(1, 50))) if info.passages else {}
+        key = hashlib.sha256(
+            (info.fingerprint + str(info.passages) + "".join(p.text for p in sample.values())).encode()
+        ).hexdigest()[:16]
         cache_file = args.cache / f"{key}.pkl"
         saved = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
         embedder = CachingEmbedder(pipeline.embedder, saved.setdefault("vectors", {}))

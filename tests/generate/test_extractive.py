@@ -210,11 +210,13 @@ def test_the_row_that_answers_is_chosen_and_survives_the_verifier(generator, min
         passage(1, TABLE, score=0.62, kind="table"),
         passage(2, METHODS, score=0.55),
     )
-    question = "What feed conversion ratio did group T6 reach?"
+    question = "What body weight gain did the T6 group reach?"
     draft = generator.generate(GenerationRequest(question, passages))
-    assert "T6" in draft.text and "1.70" in draft.text, draft.text
+    assert "T6" in draft.text and "2129.25" in draft.text, draft.text
+    # only the row asked about: the other groups' rows score under half of it
+    assert "T1" not in draft.text and "T7" not in draft.text, draft.text
     checked = verify_draft(draft.text, passages, minilm, VerifySettings(), question=question)
-    assert checked.supported and "1.70" in checked.answer
+    assert checked.supported and "2129.25" in checked.answer
 
 
 def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value(minilm) -> None:

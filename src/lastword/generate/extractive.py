@@ -44,7 +44,7 @@ MAX_WORDS = 90
 RELEVANCE_WEIGHT = 0.7
 #: the probability of answering a quoted sentence must reach (set on the odd half; see the
 #: module doc)
-RELEVANCE_FLOOR = 0.3
+RELEVANCE_FLOOR = 0.15
 #: a second or third sentence must reach this share of the first one's probability
 FOLLOW_SHARE = 0.5
 #: passage kinds never quoted (the retrieval default leaves them out too)
