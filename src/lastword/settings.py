@@ -241,6 +241,11 @@ def _default_thresholds() -> dict[str, Thresholds]:
     }
 
 
+def shipped_thresholds() -> dict[str, Thresholds]:
+    """The thresholds lastword ships, per embedder (what a settings file overrides)."""
+    return _default_thresholds()
+
+
 class GateSettings(Section):
     thresholds: dict[str, Thresholds] = Field(
         default_factory=_default_thresholds,

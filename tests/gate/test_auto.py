@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -14,8 +16,12 @@ from lastword.evaluate.datasets.scifact import corpus_record
 from lastword.gate.auto import (
     META_KEY,
     MIN_DOCUMENTS,
+    REFERENCE_TAIL,
+    SHIFT_QUANTILE,
     calibrate_after_ingest,
     calibrate_and_store,
+    calibrate_index,
+    logit,
     stored_calibration,
     synthetic_queries,
     thresholds_for_index,
@@ -28,8 +34,11 @@ from lastword.store.local import LocalStore
 DOCUMENTS = 14
 
 
+QUERIES = 40
+
+
 def small_settings(**gate) -> Settings:
-    return Settings(gate=GateSettings(auto_queries=24, **gate))
+    return Settings(gate=GateSettings(auto_queries=QUERIES, **gate))
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +65,9 @@ def calibrated(tmp_path_factory, corpus: Path, minilm) -> Path:
 
 def test_the_queries_are_the_corpus_own_titles_and_sentences(calibrated: Path):
     with LocalStore.open(calibrated) as store:
-        queries = synthetic_queries(store, 24)
+        queries = synthetic_queries(store, QUERIES)
         documents = {d.doc_id: d for d in store.documents()}
-    assert len(queries) == 24
+    assert len(queries) == QUERIES
     assert {q.kind for q in queries} == {"title", "sentence"}
     for q in queries:
         source = documents[q.doc_id]
@@ -74,14 +83,41 @@ def test_after_an_ingest_the_index_holds_thresholds_and_their_evidence(calibrate
         fingerprint = store.info().fingerprint
     assert stored is not None and stored.skipped is None
     assert stored.fingerprint == fingerprint and stored.embedder == "minilm"
-    assert stored.titles + stored.sentences == 24
-    assert len(stored.scores["answerable"]) == len(stored.scores["unanswerable"]) == 24
-    # weak lets through at most 2% of the ablated queries: with 24 of them, none
-    assert all(s < stored.weak for s in stored.scores["unanswerable"])
-    assert stored.far == 0.0 and stored.weak <= stored.strong <= 1.0
+    assert stored.titles + stored.sentences == QUERIES == len(stored.kinds)
+    assert len(stored.scores["answerable"]) == len(stored.scores["unanswerable"]) == QUERIES
     # an own-document query outscores its ablation on most of them
     assert stored.auc is not None and stored.auc > 0.8
+    # the shipped MiniLM thresholds, moved by how this corpus's unanswerable sentences score
+    # against PubMedQA's (the reference the shipped thresholds were chosen on)
+    assert stored.rule == "shift"
+    sentences = [
+        s
+        for s, kind in zip(stored.scores["unanswerable"], stored.kinds, strict=True)
+        if kind == "sentence"
+    ]
+    assert stored.tail == pytest.approx(float(np.quantile(sentences, SHIFT_QUANTILE)), abs=1e-4)
+    shipped = Settings().thresholds_for("minilm")
+    shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", "dense")])
+    assert stored.weak == pytest.approx(
+        1 / (1 + math.exp(-(logit(shipped.weak) + shift))), abs=1e-5
+    )
+    assert stored.weak <= stored.strong <= 1.0
     assert "calibrated on this index" in stored.describe()
+
+
+def test_without_a_reference_the_corpus_own_tail_places_the_threshold(calibrated: Path, minilm):
+    """A cosine-only gate was never measured on PubMedQA's sentences: no shift to apply."""
+    cosine = Settings(
+        gate=GateSettings(
+            auto_queries=QUERIES, thresholds={"minilm": Thresholds(strong=0.8, weak=0.6)}
+        )
+    )
+    with LocalStore.open(calibrated) as store:
+        chosen = calibrate_index(store, minilm, cosine)
+    assert chosen.rule == "quantile" and chosen.model is None
+    # at most 2% of 40 ablated queries let through: none
+    assert all(s < chosen.weak for s in chosen.scores["unanswerable"])
+    assert chosen.far == 0.0
 
 
 def test_the_pipeline_uses_them_unless_the_operator_set_thresholds(calibrated: Path, minilm):
