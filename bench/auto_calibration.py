@@ -97,10 +97,12 @@ def main() -> int:
     parser.add_argument("--target", type=float, default=0.02, help="[gate] auto_target_far.")
     parser.add_argument("--rows", type=Path, help="Keep (or reuse) every score here (JSON).")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mode", choices=("dense", "hybrid", "lexical"), default="dense")
     args = parser.parse_args()
     print("numbers from a busy, shared 2-core machine (times are upper bounds)")
     settings = Settings(
-        gate=GateSettings(auto=False, auto_queries=args.queries, auto_target_far=args.target)
+        gate=GateSettings(auto=False, auto_queries=args.queries, auto_target_far=args.target),
+        retrieve={"mode": args.mode},
     )
     embedder = MiniLMEmbedder()
     embedder.embed_queries(["warm-up"])
@@ -108,7 +110,10 @@ def main() -> int:
     with Pipeline(settings, LocalStore.open(args.index), embedder) as pipeline:
         store = pipeline.store
         info = store.info()
-        print(f"{args.corpus}: {info.documents} documents, {info.passages} passages")
+        print(
+            f"{args.corpus}: {info.documents} documents, {info.passages} passages; "
+            f"{args.mode} ranking"
+        )
         key = f"auto-{args.queries}-{args.seed}"
         if key not in saved:
             started = time.perf_counter()
@@ -119,6 +124,9 @@ def main() -> int:
                 "describe": auto.describe(),
                 "seconds": time.perf_counter() - started,
                 "scores": auto.scores,
+                "kinds": auto.kinds,
+                "rule": auto.rule,
+                "tail": auto.tail,
             }
         auto_row = saved[key]
         print(f"automatic: {auto_row['describe']} (wall {auto_row['seconds']:.1f}s)")
