@@ -124,7 +124,9 @@ def main() -> int:
         info = pipeline.store.info()
         sample = pipeline.store.passages_by_id(list(range(1, 50))) if info.passages else {}
         key = hashlib.sha256(
-            (info.fingerprint + str(info.passages) + "".join(p.text for p in sample.values())).encode()
+            (
+                info.fingerprint + str(info.passages) + "".join(p.text for p in sample.values())
+            ).encode()
         ).hexdigest()[:16]
         cache_file = args.cache / f"{key}.pkl"
         saved = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}

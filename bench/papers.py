@@ -39,9 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from lastword.embed.minilm import MiniLMEmbedder
+from lastword.gate.auto import calibrate_and_store
 from lastword.ingest import ingest_paths
 from lastword.pipeline import Pipeline
-from lastword.result import Result, Status
+from lastword.result import Band, Result, Status
 from lastword.settings import Settings
 from lastword.store.local import LocalStore
 
@@ -262,7 +263,14 @@ def main() -> int:
                 f"(embedding alone {report.passages_per_second:.1f}/s)"
             )
 
+        # After an ingest the index calibrates its own gate (gate/auto.py); a reused index
+        # that has not calibrated for its current corpus does it now.
+        with LocalStore.open_for_write(index, embedder.info) as store:
+            calibrate_and_store(store, embedder, settings)
         with Pipeline(settings, LocalStore.open(index), embedder) as pipeline:
+            t = pipeline.thresholds
+            print(f"gate thresholds from {pipeline.thresholds_source}: weak {t.weak:.4f}")
+            out["gate"] = {"source": pipeline.thresholds_source, "weak": t.weak, "strong": t.strong}
             records = [r for r in pipeline.store.documents() if file_of(r) in titles]
             kinds = _kind_counts(pipeline.store)
             right = []
@@ -284,9 +292,21 @@ def main() -> int:
                 result = pipeline.inspect(question["question"], k=8)
                 row = grade(question, result, refs)
                 row["half"] = "dev" if id_number(question) % 2 else "test"
+                row["gate_accepts"] = result.band is not Band.WEAK
                 retrieved.append(row)
             for name, subset in _halves(retrieved):
                 s = summarise(subset)
+                s["gate_refused_answerable"] = sum(
+                    not r["gate_accepts"] for r in subset if r["kind"] == "answerable"
+                )
+                s["gate_let_through_unanswerable"] = sum(
+                    r["gate_accepts"] for r in subset if r["kind"] == "unanswerable"
+                )
+                print(
+                    f"{name:<5} gate only: answerable refused {s['gate_refused_answerable']}/"
+                    f"{s['answerable']}, unanswerable let through "
+                    f"{s['gate_let_through_unanswerable']}/{s['unanswerable']}"
+                )
                 print(
                     f"{name:<5} retrieval only: evidence@8 {s['evidence_in_top8']:>2}/"
                     f"{s['answerable']:<2} refs in top 8: "

@@ -21,6 +21,7 @@ from lastword.errors import (
     ProviderRefused,
 )
 from lastword.gate import DEPTH, Gate, scope_refusal
+from lastword.gate.auto import ThresholdSource, thresholds_for_index
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal, reword
@@ -65,7 +66,10 @@ class Pipeline:
         self._generator_choice = generator if isinstance(generator, str) else None
         self._generator: Generator | None = None if isinstance(generator, str) else generator
         self.index_info = store.info()
-        self.thresholds: Thresholds = settings.thresholds_for(self.index_info.embedder.name)
+        # The operator's thresholds, else the index's own calibration, else the shipped ones.
+        found = thresholds_for_index(settings, store)
+        self.thresholds: Thresholds = found[0]
+        self.thresholds_source: ThresholdSource = found[1]
         self.retrieve_tuning = tuning_from(settings.retrieve)
         self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name)
 

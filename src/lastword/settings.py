@@ -18,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -240,17 +241,58 @@ def _default_thresholds() -> dict[str, Thresholds]:
     }
 
 
+def shipped_thresholds() -> dict[str, Thresholds]:
+    """The thresholds lastword ships, per embedder (what a settings file overrides)."""
+    return _default_thresholds()
+
+
 class GateSettings(Section):
     thresholds: dict[str, Thresholds] = Field(
         default_factory=_default_thresholds,
         description="Score bands per embedder name; a threshold means nothing for another model.",
     )
+    auto: bool = Field(
+        True,
+        description="Calibrate the gate on each index after an ingest changes it (its own titles "
+        "and sentences, retrieval only) and use those thresholds unless these settings set the "
+        "embedder's thresholds.",
+    )
+    auto_queries: int = Field(
+        120,
+        ge=20,
+        le=5000,
+        description="Synthetic questions (titles and sentences of the index's own documents) "
+        "the automatic calibration asks, each with and without its document.",
+    )
+    auto_target_far: float = Field(
+        0.02,
+        gt=0.0,
+        lt=0.5,
+        description="The automatic weak threshold lets through at most this share of the "
+        "synthetic questions asked without their document.",
+    )
+    _explicit: frozenset[str] = PrivateAttr(default_factory=frozenset)
 
     @field_validator("thresholds", mode="after")
     @classmethod
     def _keep_other_defaults(cls, value: dict[str, Thresholds]) -> dict[str, Thresholds]:
         # A file that sets one embedder's bands must not erase the others' defaults.
         return {**_default_thresholds(), **value}
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_explicit(cls, data: Any, handler: Any) -> GateSettings:
+        model = handler(data)
+        given = data.get("thresholds") if isinstance(data, dict) else None
+        if isinstance(given, dict):
+            model._explicit = frozenset(given)
+        return model
+
+    def explicit(self, embedder: str) -> bool:
+        """The operator set this embedder's thresholds (in a file, the environment, or code):
+        they win over an index's automatic ones."""
+        shipped = _default_thresholds().get(embedder)
+        return embedder in self._explicit or self.thresholds.get(embedder) != shipped
 
 
 GeneratorName = Literal["extractive", "anthropic", "openai", "llamacpp"]

@@ -298,6 +298,25 @@ class StoreContract:
             hashes["d1"] = "hash-d1v2"
             assert store.info().fingerprint == expected_fingerprint(hashes) != first
 
+    def test_meta_rows_are_durable_and_leave_the_corpus_alone(self, filled):
+        where, _ = filled
+        with where.reader() as reader:
+            before = reader.info()
+            assert reader.read_meta("gate_auto") is None
+            with pytest.raises(CorpusIndexError, match="read-only"):
+                reader.write_meta("gate_auto", "{}")
+        with where.writer() as store:
+            store.write_meta("gate_auto", '{"weak": 0.5}')
+            store.put_document(record("d-extra", 1), passages(99, 1), vectors(99, 1))
+            with pytest.raises(CorpusIndexError, match="outside a batch"):
+                store.write_meta("gate_auto", "{}")
+            store.rollback()
+        with where.reader() as reader:
+            assert reader.read_meta("gate_auto") == '{"weak": 0.5}'
+            after = reader.info()
+            assert (after.fingerprint, after.documents) == (before.fingerprint, before.documents)
+            assert reader.read_meta("generation") is not None
+
     def test_rollback_and_uncommitted_writes_are_invisible(self, filled):
         where, _ = filled
         with where.writer() as store, where.reader() as reader:

@@ -169,6 +169,9 @@ def test_a_pdf_passage_opens_the_pdf_at_its_page(site, tmp_path):
         assert link, page[:3000]
         assert link.group(2) == "2"
         assert 'class="badge kind"' in page  # the Inspector names every passage's kind
+        # a corpus this small cannot calibrate its own gate: the shipped thresholds, said so
+        assert 'data-thresholds-source="default"' in page
+        assert "Thresholds from the shipped defaults" in page
         served = client.get(link.group(1))
         assert served.status_code == 200
         assert served.headers["content-type"] == "application/pdf"

@@ -24,6 +24,8 @@ from lastword.cli.questions import emit_jsonl, read_questions
 # the embedding, gate or ingest modules (bench/cold_start.py).
 if TYPE_CHECKING:
     from lastword.ingest import IngestReport
+    from lastword.settings import Settings
+    from lastword.store.protocol import Store
 
 IndexOption = Annotated[
     Path | None,
@@ -160,8 +162,38 @@ def ingest(
             store_settings=settings.store,
         )
     _print_report(report)
+    from lastword.cli.render import safe
+    from lastword.gate.auto import calibrate_after_ingest
+
+    calibration = calibrate_after_ingest(settings, target, chosen)
+    if calibration is not None:
+        console.print(f"gate: {safe(calibration.describe())}")
     if report.failed:
         raise typer.Exit(1)
+
+
+@app.command()
+def recalibrate(index: IndexOption = None) -> None:
+    """Calibrate the gate on an index's own titles and sentences now (ingest does it after a
+    change) and store the thresholds in the index. Retrieval only: no model writes."""
+    from lastword.cli.render import safe
+    from lastword.embed.for_index import embedder_for_index
+    from lastword.gate.auto import calibrate_and_store
+    from lastword.store.open import open_store
+
+    settings = state.settings
+    target = index_dir(index)
+    with open_store(settings, target) as reader:
+        info = reader.embedder
+    chosen = embedder_for_index(settings.embed, info, None, str(target))
+    with open_store(settings, target, write_as=chosen.info) as store:
+        calibration = calibrate_and_store(store, chosen, settings, force=True)
+    assert calibration is not None
+    console.print(f"gate: {safe(calibration.describe())}")
+    if settings.gate.explicit(info.name):
+        console.print(
+            f"[yellow]the settings give [gate.thresholds.{info.name}]: those stay in use[/]"
+        )
 
 
 @app.command()
@@ -180,6 +212,7 @@ def inspect(
     """Show what retrieval finds for a question: top-k passages with scores. No generation."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
+    from lastword.cli.render import safe
     from lastword.pipeline import Pipeline
 
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
@@ -194,6 +227,30 @@ def inspect(
             from lastword.cli.render import render_retrieval
 
             render_retrieval(result, pipeline.thresholds)
+            console.print(
+                f"[dim]gate thresholds from {pipeline.thresholds_source}: "
+                f"{safe(pipeline.thresholds.evidence or '')}[/]"
+            )
+
+
+def gate_line(settings: Settings, store: Store) -> str:
+    """Which gate thresholds this index gets, and the index's own calibration."""
+    from lastword.cli.render import safe
+    from lastword.gate.auto import stored_calibration, thresholds_for_index
+
+    thresholds, source = thresholds_for_index(settings, store)
+    calibration = stored_calibration(store)
+    line = f"gate: weak {thresholds.weak:.4f}, strong {thresholds.strong:.4f} from {source}"
+    if calibration is None:
+        line += "; this index has not calibrated its gate (lastword recalibrate)"
+    else:
+        stale = (
+            ""
+            if calibration.fingerprint == store.info().fingerprint
+            else " (stale: the corpus changed since)"
+        )
+        line += f"\n  index calibration{stale}: {calibration.describe()}"
+    return safe(line)
 
 
 @app.command()
@@ -225,6 +282,7 @@ def sources(index: IndexOption = None) -> None:
             f"{info.documents} documents, {info.passages} passages; "
             f"fingerprint {info.fingerprint}, updated {info.updated_at}"
         )
+        console.print(gate_line(state.settings, store))
 
 
 def _pages(pages: int | None, metadata: dict) -> str:

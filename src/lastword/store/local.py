@@ -219,6 +219,16 @@ class LocalStore(DerivedFiles, StoreExtras):
             (key, value),
         )
 
+    def read_meta(self, key: str) -> str | None:
+        return self._meta(key)
+
+    def write_meta(self, key: str, value: str) -> None:
+        if self._conn.in_transaction:
+            raise CorpusIndexError("a meta row is written outside a batch: commit it first")
+        self._begin_if_needed()
+        self._set_meta(key, value)
+        self._conn.execute("COMMIT")
+
     @property
     def embedder(self) -> EmbedderInfo:
         return EmbedderInfo(

@@ -247,6 +247,16 @@ class PostgresStore(PostgresExtras):
             (key, value),
         )
 
+    def read_meta(self, key: str) -> str | None:
+        return self._meta(key)
+
+    def write_meta(self, key: str, value: str) -> None:
+        self._require_writer()
+        if self._dirty:
+            raise CorpusIndexError("a meta row is written outside a batch: commit it first")
+        self._set_meta(key, value)
+        self._main.commit()
+
     @property
     def embedder(self) -> EmbedderInfo:
         if self._embedder is None:

@@ -195,6 +195,15 @@ class Store(Protocol):
         """Passages of each kind."""
         ...
 
+    def read_meta(self, key: str) -> str | None:
+        """One row of the index's key/value meta (None when absent)."""
+        ...
+
+    def write_meta(self, key: str, value: str) -> None:
+        """Store one meta row durably now, outside any batch (writers only, with no batch
+        open). The corpus's generation and fingerprint do not change."""
+        ...
+
     def remove_document(self, doc_id: str) -> None: ...
 
     def references(self, doc_ids: Collection[str]) -> dict[str, list[ReferenceEntry]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from fastapi import UploadFile
 
 from lastword.errors import InputError
+from lastword.gate.auto import calibrate_after_ingest
 from lastword.ingest import ProgressSink, ingest_paths
 from lastword.ingest.readers import READERS
 from lastword.web.errors import WebError
@@ -116,6 +117,9 @@ def ingest_job(state: ServerState, paths: list[Path]):
             progress=JobProgress(job),
             store_settings=state.settings.store,
         )
+        if report.added or report.replaced or report.removed:
+            job.message = "calibrating the gate on the corpus"
+            calibrate_after_ingest(state.settings, state.index_dir, state.embedder)
         state.reload()
         job.result = {
             "added": [Path(d).name for d in report.added],

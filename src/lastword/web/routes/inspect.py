@@ -27,6 +27,7 @@ def inspect_page(
         sources, metadata = state.document_sources()
         views = passage_views(result, sources, metadata)
     thresholds = state.pipeline().thresholds if state.has_index else None
+    source = state.pipeline().thresholds_source if state.has_index else None
     return request.app.state.templates.TemplateResponse(
         request,
         "inspect.html",
@@ -36,6 +37,7 @@ def inspect_page(
             "result": result,
             "views": views,
             "thresholds": thresholds,
+            "thresholds_source": source,
             "has_index": state.has_index,
             "page": "inspect",
         },

@@ -1,0 +1,173 @@
+"""Benchmark: how close does each index's automatic gate calibration come to the best thresholds?
+
+For one corpus at a time (``pubmedqa``, ``scifact``, ``papers``):
+
+1. the index calibrates itself (``gate/auto.py``: its own titles and sentences, each asked with
+   and without its document; no labels) and the time it took;
+2. the labelled questions are scored by the same gate (shipped model; PubMedQA: each question
+   with its abstract and again without it; SciFact: each dev claim with evidence, and again
+   with its cited abstracts excluded; papers: the 50 answerable and 27 unanswerable questions),
+   split into a dev and a test half;
+3. printed per half: false accepts and answerable kept at the shipped weak threshold (PubMedQA
+   dev), at the automatic one, and at the best one picked on the labelled dev half for the same
+   2% target (the oracle a lab with labels would have).
+
+Numbers from a busy, shared 2-core machine: the times are upper bounds.
+
+    .venv/bin/python bench/auto_calibration.py CORPUS --index DIR [--per-half N] [--rows FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+from lastword.embed.minilm import MiniLMEmbedder
+from lastword.evaluate import metrics
+from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
+from lastword.gate.auto import calibrate_index
+from lastword.pipeline import Pipeline
+from lastword.settings import GateSettings, Settings
+from lastword.store.local import LocalStore
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
+
+#: (question, documents to exclude, answerable, half)
+Item = tuple[str, tuple[str, ...], bool, str]
+
+
+def jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def pubmedqa_items(per_half: int, seed: int) -> list[Item]:
+    records, test_ids = load_pubmedqa(DATA / "pubmedqa")
+    items: list[Item] = []
+    for half in ("dev", "test"):
+        pmids = sorted(p for p in records if (p in test_ids) == (half == "test"))
+        random.Random(seed).shuffle(pmids)
+        for pmid in pmids[:per_half]:
+            question = records[pmid]["QUESTION"]
+            items += [(question, (), True, half), (question, (pmid,), False, half)]
+    return items
+
+
+def scifact_items(store: LocalStore, per_half: int) -> list[Item]:
+    held = {d.doc_id for d in store.documents()}
+    items: list[Item] = []
+    counts = {"dev": 0, "test": 0}
+    for claim in jsonl(DATA / "scifact" / "claims_dev.jsonl"):
+        cited = tuple(str(d) for d in claim["cited_doc_ids"])
+        if not claim["evidence"] or not cited or not set(cited) <= held:
+            continue
+        half = "dev" if int(claim["id"]) % 2 else "test"
+        if counts[half] >= per_half:
+            continue
+        counts[half] += 1
+        items += [(claim["claim"], (), True, half), (claim["claim"], cited, False, half)]
+    return items
+
+
+def papers_items() -> list[Item]:
+    items: list[Item] = []
+    for q in jsonl(DATA / "papers" / "questions.jsonl"):
+        half = "dev" if int(q["id"][1:]) % 2 else "test"
+        items.append((q["question"], (), q["kind"] == "answerable", half))
+    return items
+
+
+def rates(pos: list[float], neg: list[float], weak: float) -> str:
+    far = metrics.false_accept_rate(neg, weak)
+    accepted = metrics.accepted_count(neg, weak)
+    return f"FA {accepted:>3}/{len(neg):<3} {far:6.1%}  kept {metrics.kept_share(pos, weak):6.1%}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", choices=("pubmedqa", "scifact", "papers"))
+    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--per-half", type=int, default=100, help="Questions per half (max).")
+    parser.add_argument("--queries", type=int, default=120, help="[gate] auto_queries.")
+    parser.add_argument("--target", type=float, default=0.02, help="[gate] auto_target_far.")
+    parser.add_argument("--rows", type=Path, help="Keep (or reuse) every score here (JSON).")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mode", choices=("dense", "hybrid", "lexical"), default="dense")
+    args = parser.parse_args()
+    print("numbers from a busy, shared 2-core machine (times are upper bounds)")
+    settings = Settings(
+        gate=GateSettings(auto=False, auto_queries=args.queries, auto_target_far=args.target),
+        retrieve={"mode": args.mode},
+    )
+    embedder = MiniLMEmbedder()
+    embedder.embed_queries(["warm-up"])
+    saved = json.loads(args.rows.read_text()) if args.rows and args.rows.exists() else {}
+    with Pipeline(settings, LocalStore.open(args.index), embedder) as pipeline:
+        store = pipeline.store
+        info = store.info()
+        print(
+            f"{args.corpus}: {info.documents} documents, {info.passages} passages; "
+            f"{args.mode} ranking"
+        )
+        key = f"auto-{args.queries}-{args.seed}"
+        if key not in saved:
+            started = time.perf_counter()
+            auto = calibrate_index(store, embedder, settings, seed=args.seed)
+            saved[key] = {
+                "weak": auto.weak,
+                "strong": auto.strong,
+                "describe": auto.describe(),
+                "seconds": time.perf_counter() - started,
+                "scores": auto.scores,
+                "kinds": auto.kinds,
+                "rule": auto.rule,
+                "tail": auto.tail,
+            }
+        auto_row = saved[key]
+        print(f"automatic: {auto_row['describe']} (wall {auto_row['seconds']:.1f}s)")
+        if "labelled" not in saved:
+            if args.corpus == "pubmedqa":
+                items = pubmedqa_items(args.per_half, args.seed)
+            elif args.corpus == "scifact":
+                items = scifact_items(store, args.per_half)
+            else:
+                items = papers_items()
+            started = time.perf_counter()
+            labelled = []
+            for question, excluded, answerable, half in items:
+                gate = pipeline.inspect(question, exclude_doc_ids=excluded).gate
+                labelled.append((gate.score, answerable, half))
+            saved["labelled"] = labelled
+            saved["labelled_seconds"] = time.perf_counter() - started
+        if args.rows:
+            args.rows.write_text(json.dumps(saved))
+    shipped_weak = settings.thresholds_for("minilm").weak
+    halves = {
+        half: (
+            [s for s, a, h in saved["labelled"] if a and h == half],
+            [s for s, a, h in saved["labelled"] if not a and h == half],
+        )
+        for half in ("dev", "test")
+    }
+    dev_pos, dev_neg = halves["dev"]
+    oracle = metrics.threshold_for_false_accept_rate(dev_pos, dev_neg, args.target)
+    print(f"labelled: {len(saved['labelled'])} gate runs in {saved['labelled_seconds']:.0f}s")
+    for half, (pos, neg) in halves.items():
+        auc = metrics.roc_auc(pos, neg)
+        print(f"  {half}: {len(pos)} answerable, {len(neg)} unanswerable; gate AUC {auc:.3f}")
+        for name, weak in (
+            ("shipped (PubMedQA dev)", shipped_weak),
+            ("automatic (this index)", auto_row["weak"]),
+            (f"oracle ({args.target:.0%} on labelled dev)", oracle),
+        ):
+            print(f"    {name:28} weak {weak:.4f}  {rates(pos, neg, weak)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""The gate calibrates itself on each index: real MiniLM, real SciFact abstracts, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from lastword.cli import app
+from lastword.evaluate.datasets.scifact import corpus_record
+from lastword.gate.auto import (
+    META_KEY,
+    MIN_DOCUMENTS,
+    REFERENCE_TAIL,
+    SHIFT_QUANTILE,
+    calibrate_after_ingest,
+    calibrate_and_store,
+    calibrate_index,
+    logit,
+    stored_calibration,
+    synthetic_queries,
+    thresholds_for_index,
+)
+from lastword.ingest import ingest_paths
+from lastword.pipeline import Pipeline
+from lastword.settings import GateSettings, Settings, Thresholds
+from lastword.store.local import LocalStore
+
+DOCUMENTS = 14
+
+
+QUERIES = 40
+
+
+def small_settings(**gate) -> Settings:
+    return Settings(gate=GateSettings(auto_queries=QUERIES, **gate))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, datasets_dir) -> Path:
+    lines = (datasets_dir / "scifact" / "corpus.jsonl").read_text().splitlines()
+    chosen = [json.loads(line) for line in lines[: DOCUMENTS + 1]]
+    path = tmp_path_factory.mktemp("auto") / "abstracts.jsonl"
+    path.write_text("".join(json.dumps(corpus_record(r)) + "\n" for r in chosen))
+    return path
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory, corpus: Path, minilm) -> Path:
+    """An index of ``DOCUMENTS`` abstracts, calibrated once after its ingest."""
+    lines = corpus.read_text().splitlines()
+    first = corpus.with_name("first.jsonl")
+    first.write_text("\n".join(lines[:DOCUMENTS]) + "\n")
+    index = tmp_path_factory.mktemp("auto-index") / "index"
+    settings = small_settings()
+    ingest_paths([first], index, minilm, settings.ingest)
+    assert calibrate_after_ingest(settings, index, minilm) is not None
+    return index
+
+
+def test_the_queries_are_the_corpus_own_titles_and_sentences(calibrated: Path):
+    with LocalStore.open(calibrated) as store:
+        queries = synthetic_queries(store, QUERIES)
+        documents = {d.doc_id: d for d in store.documents()}
+    assert len(queries) == QUERIES
+    assert {q.kind for q in queries} == {"title", "sentence"}
+    for q in queries:
+        source = documents[q.doc_id]
+        if q.kind == "title":
+            assert q.text == " ".join(source.title.split())
+        else:
+            assert 8 <= len(q.text.split()) <= 40
+
+
+def test_after_an_ingest_the_index_holds_thresholds_and_their_evidence(calibrated: Path):
+    with LocalStore.open(calibrated) as store:
+        stored = stored_calibration(store)
+        fingerprint = store.info().fingerprint
+    assert stored is not None and stored.skipped is None
+    assert stored.fingerprint == fingerprint and stored.embedder == "minilm"
+    assert stored.titles + stored.sentences == QUERIES == len(stored.kinds)
+    assert len(stored.scores["answerable"]) == len(stored.scores["unanswerable"]) == QUERIES
+    # an own-document query outscores its ablation on most of them
+    assert stored.auc is not None and stored.auc > 0.8
+    # the shipped MiniLM thresholds, moved by how this corpus's unanswerable sentences score
+    # against PubMedQA's (the reference the shipped thresholds were chosen on)
+    assert stored.rule == "shift"
+    sentences = [
+        s
+        for s, kind in zip(stored.scores["unanswerable"], stored.kinds, strict=True)
+        if kind == "sentence"
+    ]
+    assert stored.tail == pytest.approx(float(np.quantile(sentences, SHIFT_QUANTILE)), abs=1e-4)
+    shipped = Settings().thresholds_for("minilm")
+    shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", "dense")])
+    assert stored.weak == pytest.approx(
+        1 / (1 + math.exp(-(logit(shipped.weak) + shift))), abs=1e-5
+    )
+    assert stored.weak <= stored.strong <= 1.0
+    assert "calibrated on this index" in stored.describe()
+
+
+def test_without_a_reference_the_corpus_own_tail_places_the_threshold(calibrated: Path, minilm):
+    """A cosine-only gate was never measured on PubMedQA's sentences: no shift to apply."""
+    cosine = Settings(
+        gate=GateSettings(
+            auto_queries=QUERIES, thresholds={"minilm": Thresholds(strong=0.8, weak=0.6)}
+        )
+    )
+    with LocalStore.open(calibrated) as store:
+        chosen = calibrate_index(store, minilm, cosine)
+    assert chosen.rule == "quantile" and chosen.model is None
+    # at most 2% of 40 ablated queries let through: none
+    assert all(s < chosen.weak for s in chosen.scores["unanswerable"])
+    assert chosen.far == 0.0
+
+
+def test_the_pipeline_uses_them_unless_the_operator_set_thresholds(calibrated: Path, minilm):
+    settings = small_settings()
+    with Pipeline(settings, LocalStore.open(calibrated), minilm) as pipeline:
+        stored = stored_calibration(pipeline.store)
+        assert pipeline.thresholds_source == "index"
+        assert (pipeline.thresholds.weak, pipeline.thresholds.strong) == (
+            stored.weak,
+            stored.strong,
+        )
+        assert pipeline.thresholds.model == settings.thresholds_for("minilm").model
+        result = pipeline.inspect("statin therapy and muscle pain")
+        assert result.gate.weak == stored.weak
+
+    operator = Settings(gate={"thresholds": {"minilm": {"strong": 0.95, "weak": 0.9}}})
+    with LocalStore.open(calibrated) as store:
+        thresholds, source = thresholds_for_index(operator, store)
+        assert (source, thresholds.weak) == ("settings", 0.9)
+        off = small_settings(auto=False)
+        assert thresholds_for_index(off, store)[1] == "default"
+        # a calibration made for another ranking does not apply
+        hybrid = small_settings().model_copy(
+            update={"retrieve": Settings().retrieve.model_copy(update={"mode": "hybrid"})}
+        )
+        assert thresholds_for_index(hybrid, store) == (
+            hybrid.thresholds_for("minilm"),
+            "default",
+        )
+
+
+def test_a_changed_corpus_recalibrates_and_an_unchanged_one_does_not(
+    calibrated: Path, corpus: Path, minilm, tmp_path: Path
+):
+    index = tmp_path / "index"
+    shutil.copytree(calibrated, index)
+    settings = small_settings()
+    assert calibrate_after_ingest(settings, index, minilm) is None  # nothing changed
+    ingest_paths([corpus], index, minilm, settings.ingest)  # one abstract more
+    again = calibrate_after_ingest(settings, index, minilm)
+    assert again is not None
+    with LocalStore.open(index) as store:
+        assert (
+            again.fingerprint == store.info().fingerprint == stored_calibration(store).fingerprint
+        )
+        assert again.documents == DOCUMENTS + 1
+
+
+def test_too_few_documents_keep_the_shipped_thresholds(demo_index: Path, minilm, tmp_path):
+    index = tmp_path / "demo"
+    shutil.copytree(demo_index, index)
+    settings = small_settings()
+    with LocalStore.open_for_write(index, minilm.info) as store:
+        skipped = calibrate_and_store(store, minilm, settings)
+    assert skipped is not None and skipped.weak is None
+    assert f"at least {MIN_DOCUMENTS}" in skipped.skipped
+    with LocalStore.open(index) as store:
+        assert store.read_meta(META_KEY) is not None
+        assert thresholds_for_index(settings, store) == (
+            settings.thresholds_for("minilm"),
+            "default",
+        )
+
+
+def test_a_garbled_record_counts_as_never_calibrated(calibrated: Path, tmp_path: Path, minilm):
+    index = tmp_path / "index"
+    shutil.copytree(calibrated, index)
+    with LocalStore.open_for_write(index, minilm.info) as store:
+        store.write_meta(META_KEY, '{"weak": "not a record"')
+    with LocalStore.open(index) as store:
+        assert stored_calibration(store) is None
+        assert thresholds_for_index(small_settings(), store)[1] == "default"
+
+
+def test_sources_and_inspect_show_where_the_thresholds_come_from(calibrated: Path):
+    runner = CliRunner()
+    shown = runner.invoke(app, ["sources", "--index", str(calibrated)])
+    assert shown.exit_code == 0, shown.output
+    assert "from index" in shown.output and "calibrated on this index" in shown.output
+    asked = runner.invoke(app, ["inspect", "statin therapy", "--index", str(calibrated)])
+    assert asked.exit_code == 0, asked.output
+    assert "gate thresholds from index" in asked.output
+
+
+def test_explicit_thresholds_are_remembered_even_at_the_shipped_values():
+    shipped = Settings().thresholds_for("minilm")
+    assert not Settings().gate.explicit("minilm")
+    same = GateSettings(thresholds={"minilm": shipped})
+    assert same.explicit("minilm") and not same.explicit("voyage")
+    changed = Settings().gate.model_copy(
+        update={"thresholds": {"minilm": Thresholds(strong=0.9, weak=0.8)}}
+    )
+    assert changed.explicit("minilm")
