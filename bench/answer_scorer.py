@@ -143,11 +143,7 @@ def main() -> int:
             candidates = candidates_of(request)
             if not candidates:
                 continue
-            similarity = (
-                embedder.embed_documents([c.text for c in candidates])
-                @ embedder.embed_queries([q["question"]])[0]
-            )
-            features = candidate_features(QuestionProfile.of(q["question"]), candidates, similarity)
+            features = candidate_features(QuestionProfile.of(q["question"]), candidates)
             for c, row in zip(candidates, features, strict=True):
                 rows.append(row)
                 facts = q.get("facts") or []

@@ -156,3 +156,13 @@ def test_the_export_runs_the_fused_graph() -> None:
     assert manifest["recipe"] == onnx_export.RECIPE
     assert manifest["fused"]["Attention"] == 6
     assert manifest["fused"]["SkipLayerNormalization"] == 12
+
+
+def test_preload_creates_the_session_that_the_first_embedding_uses(minilm) -> None:
+    from lastword.embed import minilm as module
+
+    module.preload().join(timeout=120)
+    assert module._runtime is not None
+    runtime = module._runtime
+    vector = minilm.embed_queries(["vitamin D and bone density"])[0]
+    assert module._runtime is runtime and abs(float(vector @ vector) - 1.0) < 1e-4

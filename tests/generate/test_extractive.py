@@ -219,7 +219,7 @@ def test_the_row_that_answers_is_chosen_and_survives_the_verifier(generator, min
     assert checked.supported and "2129.25" in checked.answer
 
 
-def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value(minilm) -> None:
+def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value() -> None:
     from lastword.generate.answering import answer_probability, candidate_features
 
     question = "At what day/night temperatures were the plants grown in this study?"
@@ -232,7 +232,5 @@ def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value(minil
             "Keller A, Silva B. Heat tolerance of wheat at anthesis. J Agron Crop Sci. 2015;201.",
         )
     ]
-    vectors = minilm.embed_documents([c.text for c in candidates])
-    similarity = vectors @ minilm.embed_queries([question])[0]
-    p = answer_probability(candidate_features(QuestionProfile.of(question), candidates, similarity))
+    p = answer_probability(candidate_features(QuestionProfile.of(question), candidates))
     assert p[0] > p[1] and p[0] > p[2], p

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from lastword.cli.app import app, console, index_dir, state
+from lastword.cli.app import app, console, index_dir, preload_embedder, state
 from lastword.cli.corpus import IndexOption, _RichProgress
 from lastword.cli.questions import emit_jsonl, read_questions
 
@@ -37,6 +37,7 @@ def ask(
     """Answer from the corpus with every claim cited, or refuse and say who decided."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
+    preload_embedder()
     from lastword.cli.render import render_answer  # here, not at the top: `lastword --help`
     from lastword.pipeline import Pipeline  # loads no pipeline, pydantic or settings
     from lastword.result import Status

@@ -65,6 +65,16 @@ def _point_at_old_state(settings: Settings) -> None:
 state = State()
 
 
+def preload_embedder() -> None:
+    """Start loading MiniLM on another core while a command imports the pipeline (``ask``,
+    ``inspect``): the two overlap, and the first embedding waits for the load under a lock."""
+    settings = state.settings
+    if settings.embed.embedder == "minilm":
+        from lastword.embed.minilm import preload
+
+        preload(settings.embed.threads)
+
+
 def _version(value: bool) -> None:
     if value:
         console.print(f"lastword {__version__}")

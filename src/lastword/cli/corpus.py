@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from lastword.cli.app import app, console, err_console, index_dir, state
+from lastword.cli.app import app, console, err_console, index_dir, preload_embedder, state
 from lastword.cli.questions import emit_jsonl, read_questions
 
 # The library is imported inside each command: `lastword --help` and `sources` need none of
@@ -212,6 +212,7 @@ def inspect(
     """Show what retrieval finds for a question: top-k passages with scores. No generation."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
+    preload_embedder()
     from lastword.cli.render import safe
     from lastword.pipeline import Pipeline
 

@@ -135,6 +135,23 @@ def _load_runtime(threads: int) -> _Runtime:
         return _runtime
 
 
+def preload(threads: int = 0) -> threading.Thread:
+    """Start creating the ONNX Runtime session on another thread (a CLI command does this while
+    it imports the pipeline, so the two overlap on two cores). The first embedding call waits
+    for it under the same lock. A failure here is left for that call to raise: it loads again
+    and reports it where the user sees it."""
+
+    def load() -> None:
+        try:
+            _load_runtime(threads or usable_cores())
+        except Exception:
+            return
+
+    thread = threading.Thread(target=load, name="lastword-minilm-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 class MiniLMEmbedder:
     """The default embedder: 384-d, on ONNX Runtime with ``threads`` intra-op threads
     (0: every usable core).

@@ -212,7 +212,6 @@ _RESULT_RE = re.compile(
 
 #: the signals one candidate sentence is scored on, in the order of ``ANSWER_MODEL``
 FEATURES = (
-    "cosine",  # the embedder's cosine between question and sentence
     "words",  # IDF-weighted share of the question's words in the sentence
     "around",  # ... found only in the sentence's neighbours (same passage)
     "passage",  # the passage's retrieval score
@@ -236,25 +235,24 @@ FEATURES = (
 #: DEV (odd-numbered) questions of the real-papers set by ``bench/answer_scorer.py``; a
 #: sentence is labelled positive when it states one of its question's required facts
 ANSWER_MODEL: dict[str, float] = {
-    "intercept": -6.343,
-    "cosine": -0.341,
-    "words": 7.768,
-    "around": 0.738,
-    "passage": 3.209,
-    "echo": -0.043,
-    "novel": 0.414,
-    "asked_number": -0.091,
-    "missing_number": -1.633,
-    "asked_name": 1.17,
-    "method": -0.359,
-    "result": 0.595,
-    "own_result": 0.434,
-    "other_study": -0.4,
-    "heading": -0.289,
-    "caption": -0.167,
+    "intercept": -6.315,
+    "words": 7.715,
+    "around": 0.789,
+    "passage": 3.039,
+    "echo": -0.283,
+    "novel": 0.35,
+    "asked_number": -0.081,
+    "missing_number": -1.627,
+    "asked_name": 1.167,
+    "method": -0.367,
+    "result": 0.591,
+    "own_result": 0.423,
+    "other_study": -0.405,
+    "heading": -0.309,
+    "caption": -0.149,
     "table": -0.258,
-    "authors": -1.816,
-    "bibliography": -3.055,
+    "authors": -1.774,
+    "bibliography": -3.047,
 }
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
@@ -278,9 +276,7 @@ def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
     return False
 
 
-def candidate_features(
-    profile: QuestionProfile, candidates: Sequence[Candidate], similarity: np.ndarray
-) -> np.ndarray:
+def candidate_features(profile: QuestionProfile, candidates: Sequence[Candidate]) -> np.ndarray:
     """One row of ``FEATURES`` per candidate."""
     count = len(candidates)
     frequency: dict[str, int] = {}
@@ -304,7 +300,6 @@ def candidate_features(
         _, why = penalties(c, profile)
         new_number = _new_quantities(c, question_values)
         values = {
-            "cosine": float(similarity[i]),
             "words": sum(weights[t] for t in own) / total,
             "around": sum(weights[t] for t in around) / total,
             "passage": c.passage_score,
@@ -336,10 +331,8 @@ def answer_probability(features: np.ndarray, model: dict[str, float] = ANSWER_MO
     return 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))
 
 
-def score_candidates(
-    profile: QuestionProfile, candidates: Sequence[Candidate], similarity: np.ndarray
-) -> np.ndarray:
+def score_candidates(profile: QuestionProfile, candidates: Sequence[Candidate]) -> np.ndarray:
     """One relevance value per candidate: the probability that it answers (see the module doc)."""
     if not candidates:
         return np.zeros(0, dtype=np.float64)
-    return answer_probability(candidate_features(profile, candidates, similarity))
+    return answer_probability(candidate_features(profile, candidates))

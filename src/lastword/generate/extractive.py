@@ -125,12 +125,10 @@ class ExtractiveGenerator:
         self,
         embedder: Embedder,
         sentences: int = 3,
-        min_similarity: float = 0.2,
         relevance_floor: float = RELEVANCE_FLOOR,
     ) -> None:
         self._embedder = embedder
         self._sentences = sentences
-        self._min_similarity = min_similarity
         self._floor = relevance_floor
 
     @property
@@ -143,17 +141,12 @@ class ExtractiveGenerator:
         if not candidates:
             return declined
 
-        vectors = self._embedder.embed_documents([c.text for c in candidates])
-        query = self._embedder.embed_queries([request.question])[0]
-        similarity = vectors @ query
+        # Scoring needs no model: only the few sentences that clear the floor are embedded,
+        # for the redundancy check between them.
         profile = QuestionProfile.of(request.question)
-        relevance = score_candidates(profile, candidates, similarity)
+        relevance = score_candidates(profile, candidates)
 
-        eligible = [
-            i
-            for i in range(len(candidates))
-            if relevance[i] >= self._floor and similarity[i] >= self._min_similarity
-        ]
+        eligible = [i for i in range(len(candidates)) if relevance[i] >= self._floor]
         if profile.wants_number:
             # The asked specific is a quantity: a sentence without one does not state it.
             eligible = [i for i in eligible if candidates[i].has_quantity]
@@ -161,11 +154,16 @@ class ExtractiveGenerator:
             return declined
         best = max(relevance[i] for i in eligible)
         remaining = [i for i in eligible if relevance[i] >= best * FOLLOW_SHARE]
+        embedded = self._embedder.embed_documents([candidates[i].text for i in remaining])
+        vectors = {i: embedded[row] for row, i in enumerate(remaining)}
 
         chosen: list[int] = []
         while remaining and len(chosen) < self._sentences:
             if chosen:
-                redundancy = (vectors[remaining] @ vectors[chosen].T).max(axis=1)
+                redundancy = (
+                    np.stack([vectors[i] for i in remaining])
+                    @ np.stack([vectors[i] for i in chosen]).T
+                ).max(axis=1)
             else:
                 redundancy = np.zeros(len(remaining), dtype=np.float32)
             mmr = RELEVANCE_WEIGHT * relevance[remaining] - (1 - RELEVANCE_WEIGHT) * redundancy
