@@ -81,6 +81,14 @@ class RetrievedPassage(Frozen):
         (), description="Sentences flagged at ingest as instructions (``Passage.flags``)."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_fields_are_not_inputs(cls, data: Any) -> Any:
+        """``page_label`` is written out (JSON, results files) but derived, never read back."""
+        if isinstance(data, dict) and "page_label" in data:
+            data = {k: v for k, v in data.items() if k != "page_label"}
+        return data
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def page_label(self) -> str | None:

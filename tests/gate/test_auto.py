@@ -171,7 +171,7 @@ def test_too_few_documents_keep_the_shipped_thresholds(demo_index: Path, minilm,
     shutil.copytree(demo_index, index)
     settings = small_settings()
     with LocalStore.open_for_write(index, minilm.info) as store:
-        skipped = calibrate_and_store(store, minilm, settings)
+        skipped = calibrate_and_store(store, minilm, settings, force=True)
     assert skipped is not None and skipped.weak is None
     assert f"at least {MIN_DOCUMENTS}" in skipped.skipped
     with LocalStore.open(index) as store:
