@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lastword.evaluate.metrics import roc_auc
+from lastword.gate.fit import fit_logistic
 from lastword.generate import answering, extractive
 from lastword.generate.answering import FEATURES, QuestionProfile, candidate_features
 from lastword.generate.extractive import RELEVANCE_FLOOR, ExtractiveGenerator, candidates_of
@@ -69,35 +71,6 @@ class CachingEmbedder:
 
     def embed_queries(self, texts):
         return self._get("embed_queries", list(texts))
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float) -> tuple[float, np.ndarray]:
-    """Newton-Raphson on standardised columns with an L2 penalty; raw-scale weights back."""
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    design = np.c_[np.ones(len(x)), (x - mean) / scale]
-    penalty = ridge * np.diag([0.0, *([1.0] * x.shape[1])])
-    w = np.zeros(design.shape[1])
-    for _ in range(200):
-        p = 1.0 / (1.0 + np.exp(-design @ w))
-        gradient = design.T @ (p - y) + penalty @ w
-        hessian = (design.T * (p * (1 - p))) @ design + penalty
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    raw = w[1:] / scale
-    return float(w[0] - np.sum(w[1:] * mean / scale)), raw
-
-
-def auc(scores: np.ndarray, labels: np.ndarray) -> float:
-    pos, neg = scores[labels == 1], scores[labels == 0]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    order = np.argsort(np.r_[pos, neg], kind="mergesort")
-    ranks = np.empty(len(order))
-    ranks[order] = np.arange(1, len(order) + 1)
-    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 
 def main() -> int:
@@ -182,7 +155,8 @@ def main() -> int:
                 if mine.any():
                     top_right += int(y[mine][np.argmax(scores[mine])])
             print(
-                f"{name:<4} sentence AUC {auc(scores[mask], y[mask]):.3f}  "
+                f"{name:<4} sentence AUC "
+                f"{roc_auc(scores[mask & (y == 1)], scores[mask & (y == 0)]):.3f}  "
                 f"best sentence states a fact {top_right}/{len(asked)}"
             )
 

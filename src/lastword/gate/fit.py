@@ -29,10 +29,22 @@ def fit_gate_model(
         raise ValueError(f"need rows of {tuple(features)} and one label per row")
     if y.min() == y.max():
         raise ValueError("need both answerable and unanswerable examples")
+    intercept, raw = fit_logistic(x, y, ridge)
+    return GateModel(
+        intercept=round(intercept, 4),
+        **{name: round(float(value), 4) for name, value in zip(features, raw, strict=True)},
+    )
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float) -> tuple[float, np.ndarray]:
+    """(intercept, weights) on the raw scale of ``x``'s columns, for labels ``y`` in {0, 1}.
+
+    Also fits the extractive generator's answer model (``bench/answer_scorer.py``).
+    """
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     design = np.c_[np.ones(len(x)), (x - mean) / scale]
-    penalty = ridge * np.diag([0.0, *([1.0] * len(features))])
+    penalty = ridge * np.diag([0.0, *([1.0] * x.shape[1])])
     w = np.zeros(design.shape[1])
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-design @ w))
@@ -43,8 +55,4 @@ def fit_gate_model(
         if np.abs(step).max() < 1e-10:
             break
     raw = w[1:] / scale
-    intercept = float(w[0] - np.sum(w[1:] * mean / scale))
-    return GateModel(
-        intercept=round(intercept, 4),
-        **{name: round(float(value), 4) for name, value in zip(features, raw, strict=True)},
-    )
+    return float(w[0] - np.sum(w[1:] * mean / scale)), raw

@@ -26,12 +26,6 @@ from lastword.verify.numbers import extract_quantities
 
 #: extra weight of a rare term, code or number written in the question
 RARE_TERM_WEIGHT = 1.5
-PENALTY_HEADING = 0.2
-PENALTY_CAPTION = 0.04
-PENALTY_TABLE_ROW = 0.1
-PENALTY_AUTHORS = 0.25
-PENALTY_BIBLIOGRAPHY = 0.25
-PENALTY_OTHER_STUDY = 0.06
 
 _STEM = 6
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]+(?:[\-/.][A-Za-z0-9]+)*")
@@ -135,8 +129,6 @@ class Candidate:
     text: str
     passage_score: float
     kind: str = "body"
-    position: int = 0
-    passage_text: str = ""
     terms: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -165,30 +157,23 @@ def _number_share(text: str) -> float:
     return sum(any(ch.isdigit() for ch in t) for t in tokens) / len(tokens)
 
 
-def penalties(candidate: Candidate, profile: QuestionProfile) -> tuple[float, list[str]]:
-    """What makes a sentence only look like a statement, and how much it costs."""
+def penalties(candidate: Candidate, profile: QuestionProfile) -> list[str]:
+    """What makes a sentence only look like a statement (each weighed by ``ANSWER_MODEL``)."""
     text = candidate.text
-    cost = 0.0
     why: list[str] = []
     if _NUMBERED_HEADING_RE.match(text) or _title_case_share(text) > 0.7:
-        cost += PENALTY_HEADING
         why.append("heading")
     if candidate.kind == "caption" or _CAPTION_RE.match(text):
-        cost += PENALTY_CAPTION
         why.append("caption")
     if candidate.kind == "table" or _number_share(text) > 0.4:
-        cost += PENALTY_TABLE_ROW
         why.append("table")
     if text.count(",") >= 4 and _title_case_share(text) > 0.6:
-        cost += PENALTY_AUTHORS
         why.append("authors")
     if _BIBLIOGRAPHY_RE.search(text):
-        cost += PENALTY_BIBLIOGRAPHY
         why.append("bibliography")
     if not profile.about_other_work and _OTHER_STUDY_RE.search(text):
-        cost += PENALTY_OTHER_STUDY
         why.append("other study")
-    return cost, why
+    return why
 
 
 _METHOD_RE = re.compile(
@@ -297,7 +282,7 @@ def candidate_features(profile: QuestionProfile, candidates: Sequence[Candidate]
     for i, c in enumerate(candidates):
         own = c.terms & profile.terms
         around = (passage_terms[c.n] & profile.terms) - own
-        _, why = penalties(c, profile)
+        why = penalties(c, profile)
         new_number = _new_quantities(c, question_values)
         values = {
             "words": sum(weights[t] for t in own) / total,

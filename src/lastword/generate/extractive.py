@@ -101,7 +101,7 @@ def candidates_of(request: GenerationRequest) -> list[Candidate]:
         text = neutralise_reference_markers(passage.text)
         rows = table_rows(text) if passage.kind == "table" else []
         sentences = rows or split_sentences(text)
-        for position, sentence in enumerate(sentences):
+        for sentence in sentences:
             words = len(sentence.split())
             if words < MIN_WORDS or words > MAX_WORDS or not _END_MARK.search(sentence):
                 continue
@@ -113,8 +113,6 @@ def candidates_of(request: GenerationRequest) -> list[Candidate]:
                     text=sentence,
                     passage_score=passage.score,
                     kind=passage.kind,
-                    position=position,
-                    passage_text=passage.text,
                 )
             )
     return out
