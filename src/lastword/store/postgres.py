@@ -9,8 +9,10 @@
 The same semantics as ``LocalStore``: a batch of ``put_document``/``remove_document`` becomes
 visible whole at ``commit`` (one transaction, which also bumps the generation and the
 fingerprint) or not at all; one writer at a time (a session advisory lock); readers never block.
-Search asks the HNSW index for the nearest passages (``[store] pg_ef_search``; filters by
-``hnsw.iterative_scan`` on pgvector 0.8+) and returns exact cosine scores of what it found.
+Search asks the vector index for the nearest passages and returns exact cosine scores of what
+it found: HNSW by default (``[store] pg_ef_search``), or ivfflat lists (``pg_index``,
+``pg_probes``; built by the writer once rows exist, again when the corpus doubles or halves);
+filters go through the index's iterative scans on pgvector 0.8+.
 The lexical side is PostgreSQL full-text search: each passage's title and text, cut by the
 same ``lexical_tokens`` as the local FTS5 index, as a generated ``tsvector`` (english stemming)
 with a GIN index, ranked by ``ts_rank_cd``.
@@ -65,6 +67,11 @@ def _psycopg():
             "[store] backend 'postgres' needs psycopg: pip install 'lastword[postgres]'"
         ) from None
     return psycopg
+
+
+def ivfflat_lists(rows: int) -> int:
+    """pgvector's advice: rows / 1000 lists up to 1M rows, sqrt(rows) beyond."""
+    return max(1, rows // 1000 if rows <= 1_000_000 else round(rows**0.5))
 
 
 def safe_dsn(dsn: str) -> str:
@@ -159,10 +166,12 @@ class PostgresStore(PostgresExtras):
     def _prepare(self, conn: Any) -> None:
         """Per connection: the search settings (iterative scans need pgvector 0.8+)."""
         conn.execute(f"SET hnsw.ef_search = {int(self.settings.pg_ef_search)}")
+        conn.execute(f"SET ivfflat.probes = {int(self.settings.pg_probes)}")
         if not conn.autocommit:
             conn.commit()
         try:
             conn.execute("SET hnsw.iterative_scan = relaxed_order")
+            conn.execute("SET ivfflat.iterative_scan = relaxed_order")
             self._hnsw_iterative = True
         except _psycopg().Error:
             if not conn.autocommit:
@@ -214,12 +223,37 @@ class PostgresStore(PostgresExtras):
         conn.commit()
 
     def create_vector_index(self) -> None:
-        """The HNSW cosine index over the passages (created with the tables)."""
+        """The cosine index over the passages: HNSW (created with the tables and kept as rows
+        arrive) or ivfflat (its lists are k-means cells of the rows present, so it is built
+        by ``refresh_derived`` once there are rows, and again when the corpus has moved)."""
+        if self.settings.pg_index == "hnsw":
+            self._main.execute(
+                f"CREATE INDEX IF NOT EXISTS passages_embedding ON {self._t('passages')} "
+                f"USING hnsw (embedding vector_cosine_ops) WITH (m = {int(self.settings.pg_m)}, "
+                f"ef_construction = {int(self.settings.pg_ef_construction)})"
+            )
+            return
+        rows = self._main.execute(f"SELECT COUNT(*) FROM {self._t('passages')}").fetchone()[0]
+        if not rows:
+            return
+        lists = self.settings.pg_lists or ivfflat_lists(rows)
+        self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
         self._main.execute(
-            f"CREATE INDEX IF NOT EXISTS passages_embedding ON {self._t('passages')} "
-            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {int(self.settings.pg_m)}, "
-            f"ef_construction = {int(self.settings.pg_ef_construction)})"
+            f"CREATE INDEX passages_embedding ON {self._t('passages')} "
+            f"USING ivfflat (embedding vector_cosine_ops) WITH (lists = {int(lists)})"
         )
+        self._set_meta("ivfflat_rows", str(rows))
+
+    def _refresh_ivfflat(self) -> None:
+        """Build the ivfflat lists when missing or when the corpus doubled or halved since."""
+        rows = self._main.execute(f"SELECT COUNT(*) FROM {self._t('passages')}").fetchone()[0]
+        built = self._main.execute(
+            "SELECT to_regclass(%s)", (self._t("passages_embedding"),)
+        ).fetchone()[0]
+        at = int(self._meta("ivfflat_rows") or 0)
+        if rows and (built is None or not at or not at / 2 <= rows <= 2 * at):
+            self.create_vector_index()
+        self._main.commit()
 
     def drop_vector_index(self) -> None:
         """For a bulk load: drop the HNSW index, load, ``create_vector_index``, commit."""
@@ -358,9 +392,17 @@ class PostgresStore(PostgresExtras):
             self._dirty = False
 
     def refresh_derived(self) -> None:
-        """Store the committed corpus's lexicon (the vector index is kept by PostgreSQL)."""
+        """Store the committed corpus's lexicon; (re)build ivfflat lists when they are stale
+        (an HNSW index is kept up to date by PostgreSQL itself)."""
         if not self._writer:
             return
+        if self.settings.pg_index == "ivfflat":
+            self._refresh_ivfflat()
+        elif self._meta("ivfflat_rows"):  # switched back from ivfflat: the HNSW index again
+            self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
+            self.create_vector_index()
+            self._set_meta("ivfflat_rows", "")
+            self._main.commit()
         generation = self._generation()
         if self._meta("lexicon_generation") == str(generation):
             return
