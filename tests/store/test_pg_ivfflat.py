@@ -7,7 +7,8 @@ import numpy as np
 import psycopg
 
 from lastword.settings import StoreSettings
-from lastword.store.postgres import PostgresStore, ivfflat_lists
+from lastword.store.postgres import PostgresStore
+from lastword.store.postgres_extras import ivfflat_lists
 from tests.store.contract import INFO, passages, record, vectors
 
 

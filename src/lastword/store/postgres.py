@@ -40,7 +40,13 @@ from lastword.errors import ConfigError, CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store.lexical import lexical_tokens
-from lastword.store.postgres_extras import PostgresExtras, binary_copy, create_tables
+from lastword.store.postgres_extras import (
+    PostgresExtras,
+    binary_copy,
+    create_tables,
+    create_vector_index,
+    ivfflat_stale,
+)
 from lastword.store.protocol import (
     DocumentRecord,
     Hit,
@@ -67,11 +73,6 @@ def _psycopg():
             "[store] backend 'postgres' needs psycopg: pip install 'lastword[postgres]'"
         ) from None
     return psycopg
-
-
-def ivfflat_lists(rows: int) -> int:
-    """pgvector's advice: rows / 1000 lists up to 1M rows, sqrt(rows) beyond."""
-    return max(1, rows // 1000 if rows <= 1_000_000 else round(rows**0.5))
 
 
 def safe_dsn(dsn: str) -> str:
@@ -224,34 +225,14 @@ class PostgresStore(PostgresExtras):
 
     def create_vector_index(self) -> None:
         """The cosine index over the passages: HNSW (created with the tables and kept as rows
-        arrive) or ivfflat (its lists are k-means cells of the rows present, so it is built
-        by ``refresh_derived`` once there are rows, and again when the corpus has moved)."""
-        if self.settings.pg_index == "hnsw":
-            self._main.execute(
-                f"CREATE INDEX IF NOT EXISTS passages_embedding ON {self._t('passages')} "
-                f"USING hnsw (embedding vector_cosine_ops) WITH (m = {int(self.settings.pg_m)}, "
-                f"ef_construction = {int(self.settings.pg_ef_construction)})"
-            )
-            return
-        rows = self._main.execute(f"SELECT COUNT(*) FROM {self._t('passages')}").fetchone()[0]
-        if not rows:
-            return
-        lists = self.settings.pg_lists or ivfflat_lists(rows)
-        self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
-        self._main.execute(
-            f"CREATE INDEX passages_embedding ON {self._t('passages')} "
-            f"USING ivfflat (embedding vector_cosine_ops) WITH (lists = {int(lists)})"
-        )
-        self._set_meta("ivfflat_rows", str(rows))
+        arrive) or ivfflat (k-means lists of the rows present: ``refresh_derived``)."""
+        rows = create_vector_index(self._main, self.schema, self.settings)
+        if rows is not None:
+            self._set_meta("ivfflat_rows", str(rows))
 
     def _refresh_ivfflat(self) -> None:
         """Build the ivfflat lists when missing or when the corpus doubled or halved since."""
-        rows = self._main.execute(f"SELECT COUNT(*) FROM {self._t('passages')}").fetchone()[0]
-        built = self._main.execute(
-            "SELECT to_regclass(%s)", (self._t("passages_embedding"),)
-        ).fetchone()[0]
-        at = int(self._meta("ivfflat_rows") or 0)
-        if rows and (built is None or not at or not at / 2 <= rows <= 2 * at):
+        if ivfflat_stale(self._main, self.schema, int(self._meta("ivfflat_rows") or 0)):
             self.create_vector_index()
         self._main.commit()
 
