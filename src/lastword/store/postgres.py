@@ -48,6 +48,7 @@ from lastword.store.postgres_extras import (
     ivfflat_stale,
 )
 from lastword.store.protocol import (
+    FORMAT_VERSION,
     DocumentRecord,
     Hit,
     IndexInfo,
@@ -58,7 +59,6 @@ from lastword.store.protocol import (
 )
 from lastword.terms import terms
 
-FORMAT_VERSION = "2"  # as the local store: content-hash ids, kinds, flags, sources, references
 _PASSAGE_COLUMNS = (
     "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
     "d.metadata, p.kind, p.flags"
@@ -219,7 +219,7 @@ class PostgresStore(PostgresExtras):
             ) from None
         create_tables(conn, s, embedder.dim)
         self.create_vector_index()
-        for key, value in initial_meta(embedder, FORMAT_VERSION, _now()).items():
+        for key, value in initial_meta(embedder, _now()).items():
             self._set_meta(key, value)
         conn.commit()
 
