@@ -228,7 +228,7 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
         update={
             "backend": "postgres",
             "dsn": dsn,
-            "schema_name": f"scale_{size}_ivfflat{settings.pg_lists}"
+            "schema_name": f"scale_{size}_ivfflat"
             if settings.pg_index == "ivfflat"
             else f"scale_{size}_m{settings.pg_m}_ef{settings.pg_ef_construction}",
         }
@@ -252,7 +252,13 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
             added = fill(store, real_documents(real), "pgvector PubMedQA")  # into the live index
             built = store._main.execute("SELECT to_regclass(%s)", (index,)).fetchone()[0]
             store.commit()
-            if settings.pg_index == "ivfflat" and (added or built is None):
+            definition = store._main.execute(
+                "SELECT pg_get_indexdef(to_regclass(%s))", (index,)
+            ).fetchone()[0]
+            store.commit()
+            lists = f"lists='{settings.pg_lists}'"
+            other_lists = settings.pg_lists and lists not in (definition or "").replace(" ", "")
+            if settings.pg_index == "ivfflat" and (added or built is None or other_lists):
                 build_pg_index(store, settings)
             store.refresh_derived()
         table = f"{settings.schema_name}.passages"
