@@ -210,7 +210,7 @@ def build_pg_index(store, settings: StoreSettings) -> None:
     store._main.execute("SET maintenance_work_mem = '3GB'")
     store._main.execute("SET max_parallel_maintenance_workers = 1")
     what = (
-        f"ivfflat (lists={settings.pg_lists or 'rows/1000'})"
+        f"ivfflat (lists={settings.pg_lists or '2 x sqrt(rows)'})"
         if settings.pg_index == "ivfflat"
         else f"HNSW (m={settings.pg_m}, ef_construction={settings.pg_ef_construction})"
     )

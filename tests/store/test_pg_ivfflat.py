@@ -75,5 +75,5 @@ def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str
 
 
 def test_default_list_count():
-    assert ivfflat_lists(500) == 1 and ivfflat_lists(200_000) == 200
-    assert ivfflat_lists(1_000_000) == 1000 and ivfflat_lists(4_000_000) == 2000
+    assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 100
+    assert ivfflat_lists(1_000_000) == 2000 and ivfflat_lists(4_000_000) == 4000

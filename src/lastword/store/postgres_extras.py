@@ -134,8 +134,10 @@ class PostgresExtras:
 
 
 def ivfflat_lists(rows: int) -> int:
-    """pgvector's advice: rows / 1000 lists up to 1M rows, sqrt(rows) beyond."""
-    return max(1, rows // 1000 if rows <= 1_000_000 else round(rows**0.5))
+    """About 2·sqrt(rows) lists, as the local store's cells: at 1M, 2,000 lists gave recall@8
+    0.958 with 16 probes (8k rows scanned), where pgvector's advice (rows / 1000 up to 1M,
+    sqrt(rows) beyond: 1,002) needed 20 probes (20k rows) for 0.950 (docs/scale.md)."""
+    return max(1, round(2 * rows**0.5))
 
 
 def create_vector_index(conn: Any, schema: str, settings: Any) -> int | None:
