@@ -1,4 +1,4 @@
-"""Benchmark: search at scale: local exact, local HNSW and pgvector side by side.
+"""Benchmark: search at scale: local exact, local HNSW or IVF, and pgvector side by side.
 
 The corpus: the real PubMedQA PQA-L passages (ingested and embedded with MiniLM by the real
 ingest, cached) first, then synthetic unit vectors up to --size x 384. The queries: PubMedQA's
@@ -12,6 +12,8 @@ kept in --cache and reused by the next run of the same size.
     python bench/store_scale.py [--size 1000000] [--pg-size 200000] [--queries 300]
     python bench/store_scale.py --size 1000000 --pg-size 1000000 \
         --ann 128:64,64:32,32:16 --pg-ef 40,100,200     # query-time settings side by side
+    python bench/store_scale.py --ann-kind ivf --ivf 8,16,32 \
+        --pg-index ivfflat --pg-probes 5,10,20          # inverted lists, local and pgvector
 
 Every row prints the load average when it was measured, and each backend its build time and
 its size on disk and in memory.
@@ -157,7 +159,9 @@ def info() -> EmbedderInfo:
 
 
 def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
-    """The local index: ``size`` synthetic rows (graph built), then the real ones added."""
+    """The local index: ``size`` synthetic rows (graph or lists built), then the real ones
+    added. The lists are trained again over every row once the real ones are in (as a
+    corpus that grows does past ``ivf.RETRAIN_SHARE``), so they are not a tail scanned exactly."""
     directory = cache / f"local-{size}"
     print(f"local index at {directory}", flush=True)
     with LocalStore.open_for_write(directory, info(), settings) as store:
@@ -170,16 +174,22 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
         started = time.perf_counter()
         store.refresh_derived()
         took = time.perf_counter() - started
-        print(
-            f"  HNSW graph (M={settings.ann_m}, ef_construction={settings.ann_ef_construction}) "
-            f"ready in {took:.0f}s, load average {load()}",
-            flush=True,
+        what = (
+            f"IVF lists ({settings.ivf_lists or 'about 2 x sqrt(N)'} cells)"
+            if settings.ann == "ivf"
+            else f"HNSW graph (M={settings.ann_m}, ef_construction={settings.ann_ef_construction})"
         )
+        print(f"  {what} ready in {took:.0f}s, load average {load()}", flush=True)
         if real is not None and fill(store, real_documents(real), "local PubMedQA"):
             started = time.perf_counter()
+            if settings.ann == "ivf":
+                for old in directory.glob("ivf-*"):
+                    old.unlink()  # train over every row, real ones included
             store.refresh_derived()
             took = time.perf_counter() - started
-            print(f"  matrix + graph updated in place for the PubMedQA rows in {took:.0f}s")
+            print(f"  matrix + {what} updated for the PubMedQA rows in {took:.0f}s")
+        elif real is not None and settings.ann == "ivf" and not list(directory.glob("ivf-*.npz")):
+            store.refresh_derived()
     files = {
         name: sum(size_mb(p) for p in directory.glob(pattern))
         for name, pattern in (
@@ -188,10 +198,27 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
             ("ids", "ids-*.npy"),
             ("lexicon", "lexicon-*.json"),
             ("HNSW graph", "hnsw-*.bin"),
+            ("IVF lists", "ivf-*.np?"),
         )
     }
     print("  local sizes on disk: " + ", ".join(f"{k} {v:,.0f} MB" for k, v in files.items()))
     return directory
+
+
+def build_pg_index(store, settings: StoreSettings) -> None:
+    started = time.perf_counter()
+    store._main.execute("SET maintenance_work_mem = '3GB'")
+    store._main.execute("SET max_parallel_maintenance_workers = 1")
+    what = (
+        f"ivfflat (lists={settings.pg_lists or '2 x sqrt(rows)'})"
+        if settings.pg_index == "ivfflat"
+        else f"HNSW (m={settings.pg_m}, ef_construction={settings.pg_ef_construction})"
+    )
+    print(f"  building the pgvector {what} index (load average {load()})", flush=True)
+    store.create_vector_index()
+    store.commit()
+    took = time.perf_counter() - started
+    print(f"  pgvector {what} built in {took:.0f}s, load average {load()}", flush=True)
 
 
 def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreSettings:
@@ -201,7 +228,9 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
         update={
             "backend": "postgres",
             "dsn": dsn,
-            "schema_name": f"scale_{size}_m{settings.pg_m}_ef{settings.pg_ef_construction}",
+            "schema_name": f"scale_{size}_ivfflat"
+            if settings.pg_index == "ivfflat"
+            else f"scale_{size}_m{settings.pg_m}_ef{settings.pg_ef_construction}",
         }
     )
     print(f"pgvector schema {settings.schema_name}", flush=True)
@@ -216,20 +245,21 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
             store.drop_vector_index()
             store.commit()
             fill(store, synthetic_documents(size), "pgvector synthetic")
-            started = time.perf_counter()
-            store._main.execute("SET maintenance_work_mem = '3GB'")
-            store._main.execute("SET max_parallel_maintenance_workers = 1")
-            print(f"  building the HNSW index (load average {load()})", flush=True)
-            store.create_vector_index()
-            store.commit()
-            took = time.perf_counter() - started
-            print(
-                f"  pgvector HNSW (m={settings.pg_m}, ef_construction="
-                f"{settings.pg_ef_construction}) built in {took:.0f}s, load average {load()}",
-                flush=True,
-            )
+            # ivfflat lists are trained once, over every row, after the real ones are in
+            if settings.pg_index == "hnsw" or real is None:
+                build_pg_index(store, settings)
         if real is not None:
-            fill(store, real_documents(real), "pgvector PubMedQA")  # into the live index
+            added = fill(store, real_documents(real), "pgvector PubMedQA")  # into the live index
+            built = store._main.execute("SELECT to_regclass(%s)", (index,)).fetchone()[0]
+            store.commit()
+            definition = store._main.execute(
+                "SELECT pg_get_indexdef(to_regclass(%s))", (index,)
+            ).fetchone()[0]
+            store.commit()
+            lists = f"lists='{settings.pg_lists}'"
+            other_lists = settings.pg_lists and lists not in (definition or "").replace(" ", "")
+            if settings.pg_index == "ivfflat" and (added or built is None or other_lists):
+                build_pg_index(store, settings)
             store.refresh_derived()
         table = f"{settings.schema_name}.passages"
         sizes = store._main.execute(
@@ -242,7 +272,7 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
     mb = 2**20
     print(
         f"  pgvector sizes: passages table {sizes[0] / mb:,.0f} MB, with its indexes and TOAST "
-        f"{sizes[1] / mb:,.0f} MB, of which the HNSW index {sizes[2] / mb:,.0f} MB; "
+        f"{sizes[1] / mb:,.0f} MB, of which the vector index {sizes[2] / mb:,.0f} MB; "
         f"shared_buffers {sizes[3]}; pgvector {sizes[4]}; {sizes[5].split(' on ')[0]}",
         flush=True,
     )
@@ -323,6 +353,20 @@ def main() -> int:
         help="Local HNSW query settings to measure, EF:CANDIDATES,... ([store] ann_ef_search and "
         "ann_candidates; default: the settings' values).",
     )
+    parser.add_argument(
+        "--ann-kind", choices=("hnsw", "ivf"), default="hnsw", help="Local [store] ann."
+    )
+    parser.add_argument(
+        "--ivf", default="", help="Local IVF probes to measure, comma list ([store] ivf_probes)."
+    )
+    parser.add_argument("--ivf-lists", type=int, help="Local IVF cells ([store] ivf_lists).")
+    parser.add_argument(
+        "--pg-index", choices=("hnsw", "ivfflat"), default="hnsw", help="[store] pg_index."
+    )
+    parser.add_argument(
+        "--pg-probes", default="", help="pgvector ivfflat.probes to measure, comma list."
+    )
+    parser.add_argument("--pg-lists", type=int, help="pgvector ivfflat lists ([store] pg_lists).")
     parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
     parser.add_argument(
         "--ann-ef-construction", type=int, help="Local HNSW ef_construction at build."
@@ -349,6 +393,10 @@ def main() -> int:
         "makes every number slower; recall does not depend on it)"
     )
     built = {
+        "ann": args.ann_kind,
+        "ivf_lists": args.ivf_lists,
+        "pg_index": args.pg_index,
+        "pg_lists": args.pg_lists,
         "ann_m": args.ann_m,
         "ann_ef_construction": args.ann_ef_construction,
         "pg_m": args.pg_m,
@@ -381,7 +429,9 @@ def main() -> int:
             runs.append(
                 (f"ann {ef}:{candidates}", {"ann_ef_search": ef, "ann_candidates": candidates})
             )
-        if not args.ann:
+        for probes in filter(None, args.ivf.split(",")):
+            runs.append((f"ivf probes={probes}", {"ivf_probes": int(probes)}))
+        if not args.ann and not args.ivf:
             runs.append(("local-ann", {}))
         for label, overrides in runs:
             if ("local-exact" if label == "local-exact" else "local-ann") in skip:
@@ -409,10 +459,14 @@ def main() -> int:
         with running_postgres(args.cache / "postgres") as dsn:
             pg_settings = build_postgres(dsn, real, args.pg_size, settings)
             truth = exact_truth(real, args.pg_size, questions)
-            efs = [int(x) for x in args.pg_ef.split(",") if x] or [pg_settings.pg_ef_search]
-            for ef in efs:
-                label = f"pgvector ef={ef}" if args.pg_ef else "pgvector"
-                ef_settings = pg_settings.model_copy(update={"pg_ef_search": ef})
+            if args.pg_index == "ivfflat":
+                values = [int(x) for x in args.pg_probes.split(",") if x] or [pg_settings.pg_probes]
+                variants = [(f"pgvector probes={p}", {"pg_probes": p}) for p in values]
+            else:
+                values = [int(x) for x in args.pg_ef.split(",") if x] or [pg_settings.pg_ef_search]
+                variants = [(f"pgvector ef={ef}", {"pg_ef_search": ef}) for ef in values]
+            for label, update in variants:
+                ef_settings = pg_settings.model_copy(update=update)
                 with PostgresStore.open(dsn, ef_settings) as store:
                     first = int(store._fetch(f"SELECT MIN(id) FROM {store._t('passages')}")[0][0])
                     results.append(

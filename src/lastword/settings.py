@@ -64,6 +64,20 @@ class StoreSettings(Section):
     pg_ef_search: int = Field(
         100, ge=8, le=1000, description="pgvector hnsw.ef_search: larger is slower, more exact."
     )
+    pg_index: Literal["hnsw", "ivfflat"] = Field(
+        "hnsw",
+        description="pgvector index: hnsw (built as rows arrive) or ivfflat (k-means lists, "
+        "built after a load and again when the corpus has doubled or halved since).",
+    )
+    pg_lists: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="pgvector ivfflat lists (0: about 2 x sqrt(rows), as the local IVF).",
+    )
+    pg_probes: int = Field(
+        10, ge=1, le=100_000, description="pgvector ivfflat.probes: lists scanned per search."
+    )
     pg_m: int = Field(16, ge=4, le=100, description="pgvector HNSW graph degree (at creation).")
     pg_ef_construction: int = Field(
         64, ge=8, le=1000, description="pgvector HNSW build beam width (at creation)."
@@ -71,7 +85,18 @@ class StoreSettings(Section):
     ann_min_passages: int = Field(
         200_000,
         ge=1,
-        description="Local store: from this many passages on, search an HNSW graph, not exactly.",
+        description="Local store: from this many passages on, search approximately (`ann`).",
+    )
+    ann: Literal["hnsw", "ivf"] = Field(
+        "hnsw",
+        description="Local approximate search: hnsw (a graph, hnswlib) or ivf (inverted lists: "
+        "k-means cells, the nearest `ivf_probes` scanned exactly).",
+    )
+    ivf_lists: int = Field(
+        0, ge=0, le=65_536, description="Local IVF: number of cells (0: about 2 x sqrt(passages))."
+    )
+    ivf_probes: int = Field(
+        16, ge=1, le=65_536, description="Local IVF: cells scanned per search: larger, more exact."
     )
     ann_m: int = Field(32, ge=4, le=100, description="Local HNSW graph degree (M).")
     ann_ef_construction: int = Field(

@@ -25,8 +25,33 @@ class TestLocalStoreApproximate(StoreContract):
         return Where(settings, tmp_path / "index")
 
 
+class TestLocalStoreInvertedLists(StoreContract):
+    """The same contract with inverted lists (IVF) on from the first passage (every cell
+    probed at this size, so results must equal brute force; partial probing: test_ivf.py)."""
+
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        settings = StoreSettings(ann="ivf", ann_min_passages=1, ivf_probes=64)
+        return Where(settings, tmp_path / "index")
+
+
 class TestPostgresStore(StoreContract):
     @pytest.fixture
     def where(self, postgres_dsn: str, postgres_schema: str, tmp_path: Path) -> Where:
         settings = StoreSettings(backend="postgres", dsn=postgres_dsn, schema_name=postgres_schema)
+        return Where(settings, tmp_path / "unused")
+
+
+class TestPostgresStoreInvertedLists(StoreContract):
+    """The same contract on pgvector's ivfflat index (built by refresh_derived), 2 probes."""
+
+    @pytest.fixture
+    def where(self, postgres_dsn: str, postgres_schema: str, tmp_path: Path) -> Where:
+        settings = StoreSettings(
+            backend="postgres",
+            dsn=postgres_dsn,
+            schema_name=postgres_schema,
+            pg_index="ivfflat",
+            pg_probes=2,
+        )
         return Where(settings, tmp_path / "unused")

@@ -1,9 +1,10 @@
-"""The derived files of the local store, and search through its HNSW graph.
+"""The derived files of the local store, and approximate search through them.
 
     DIR/vectors-<gen>.npy   the passage vectors as one float32 matrix, memory-mapped for search
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
+    DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
 
 All of them are derived from ``index.sqlite`` (the source of truth) and tagged with the
 generation they were built from. A writer writes them after it commits (``refresh_derived``);
@@ -25,7 +26,7 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.settings import StoreSettings
-from lastword.store import ann, check
+from lastword.store import ann, check, ivf
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.terms import terms
 
@@ -61,8 +62,8 @@ class DerivedFiles:
         current = self._meta("generation")
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
-            derived = path.suffix in (".npy", ".json", ".bin") and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-", "hnsw-")
+            derived = path.suffix in (".npy", ".npz", ".json", ".bin") and path.stem.startswith(
+                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-")
             )
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
@@ -104,10 +105,15 @@ class DerivedFiles:
     refresh_matrix = refresh_derived  # the name callers used before the Store protocol had one
 
     def _refresh_graph(self, generation: int) -> None:
-        path = ann.graph_path(self.directory, generation)
         vectors_path, ids_path = self._matrix_paths(generation)
         ids = np.load(ids_path)
-        if path.exists() or len(ids) < self.settings.ann_min_passages:
+        if len(ids) < self.settings.ann_min_passages:
+            return
+        if self.settings.ann == "ivf":
+            self._refresh_lists(generation, vectors_path, ids)
+            return
+        path = ann.graph_path(self.directory, generation)
+        if path.exists():
             return
         matrix = np.load(vectors_path, mmap_mode="r")
         previous = None
@@ -124,6 +130,17 @@ class DerivedFiles:
             previous=previous,
         )
         ann.save_graph(graph, path)
+        fsync_directory(self.directory)
+
+    def _refresh_lists(self, generation: int, vectors_path: Path, ids: np.ndarray) -> None:
+        if ivf.paths(self.directory, generation)[1].exists():
+            return
+        matrix = np.load(vectors_path, mmap_mode="r")
+        old = None
+        found = ivf.previous(self.directory, generation)
+        if found is not None and self._matrix_paths(found)[1].exists():
+            old = (found, np.load(self._matrix_paths(found)[1]))
+        ivf.build(self.directory, generation, matrix, ids, lists=self.settings.ivf_lists, old=old)
         fsync_directory(self.directory)
 
     def _lexicon_path(self, generation: int) -> Path:
@@ -202,6 +219,14 @@ class DerivedFiles:
             return mask
 
         filtered = (excluded is not None and len(excluded) > 0) or kinds is not None
+        if isinstance(graph, ivf.Lists):
+            return ivf.search(
+                graph,
+                query,
+                k,
+                probes=self.settings.ivf_probes * (2 if filtered else 1),
+                keep=keep if filtered else None,
+            )
         return ann.search(
             graph,
             matrix,
@@ -218,8 +243,12 @@ class DerivedFiles:
         generation = self._matrix_generation
         if self._graph_generation != generation:
             # Missing (a writer died before building it): search exactly until one is written.
-            path = ann.graph_path(self.directory, generation)
-            self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
+            if self.settings.ann == "ivf":
+                assert self._matrix is not None
+                self._graph = ivf.load(self.directory, generation, self._matrix)
+            else:
+                path = ann.graph_path(self.directory, generation)
+                self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
             self._graph_generation = generation
         return self._graph
 

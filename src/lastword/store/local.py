@@ -39,6 +39,7 @@ from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
 from lastword.store.protocol import (
+    FORMAT_VERSION,
     DocumentRecord,
     Hit,
     IndexInfo,
@@ -48,7 +49,6 @@ from lastword.store.protocol import (
     initial_meta,
 )
 
-FORMAT_VERSION = "2"  # 2: content-hash ids, passage kinds and flags, sources, references
 DB_NAME = "index.sqlite"
 LOCK_NAME = "index.lock"
 
@@ -189,7 +189,7 @@ class LocalStore(DerivedFiles, StoreExtras):
 
     def _initialise(self, embedder: EmbedderInfo) -> None:
         with self._transaction():
-            for key, value in initial_meta(embedder, FORMAT_VERSION, _now()).items():
+            for key, value in initial_meta(embedder, _now()).items():
                 self._set_meta(key, value)
 
     def _check_format(self) -> None:

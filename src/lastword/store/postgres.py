@@ -9,8 +9,10 @@
 The same semantics as ``LocalStore``: a batch of ``put_document``/``remove_document`` becomes
 visible whole at ``commit`` (one transaction, which also bumps the generation and the
 fingerprint) or not at all; one writer at a time (a session advisory lock); readers never block.
-Search asks the HNSW index for the nearest passages (``[store] pg_ef_search``; filters by
-``hnsw.iterative_scan`` on pgvector 0.8+) and returns exact cosine scores of what it found.
+Search asks the vector index for the nearest passages and returns exact cosine scores of what
+it found: HNSW by default (``[store] pg_ef_search``), or ivfflat lists (``pg_index``,
+``pg_probes``; built by the writer once rows exist, again when the corpus doubles or halves);
+filters go through the index's iterative scans on pgvector 0.8+.
 The lexical side is PostgreSQL full-text search: each passage's title and text, cut by the
 same ``lexical_tokens`` as the local FTS5 index, as a generated ``tsvector`` (english stemming)
 with a GIN index, ranked by ``ts_rank_cd``.
@@ -38,8 +40,15 @@ from lastword.errors import ConfigError, CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store.lexical import lexical_tokens
-from lastword.store.postgres_extras import PostgresExtras, binary_copy, create_tables
+from lastword.store.postgres_extras import (
+    PostgresExtras,
+    binary_copy,
+    create_tables,
+    create_vector_index,
+    ivfflat_stale,
+)
 from lastword.store.protocol import (
+    FORMAT_VERSION,
     DocumentRecord,
     Hit,
     IndexInfo,
@@ -50,7 +59,6 @@ from lastword.store.protocol import (
 )
 from lastword.terms import terms
 
-FORMAT_VERSION = "2"  # as the local store: content-hash ids, kinds, flags, sources, references
 _PASSAGE_COLUMNS = (
     "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
     "d.metadata, p.kind, p.flags"
@@ -159,10 +167,12 @@ class PostgresStore(PostgresExtras):
     def _prepare(self, conn: Any) -> None:
         """Per connection: the search settings (iterative scans need pgvector 0.8+)."""
         conn.execute(f"SET hnsw.ef_search = {int(self.settings.pg_ef_search)}")
+        conn.execute(f"SET ivfflat.probes = {int(self.settings.pg_probes)}")
         if not conn.autocommit:
             conn.commit()
         try:
             conn.execute("SET hnsw.iterative_scan = relaxed_order")
+            conn.execute("SET ivfflat.iterative_scan = relaxed_order")
             self._hnsw_iterative = True
         except _psycopg().Error:
             if not conn.autocommit:
@@ -209,17 +219,22 @@ class PostgresStore(PostgresExtras):
             ) from None
         create_tables(conn, s, embedder.dim)
         self.create_vector_index()
-        for key, value in initial_meta(embedder, FORMAT_VERSION, _now()).items():
+        for key, value in initial_meta(embedder, _now()).items():
             self._set_meta(key, value)
         conn.commit()
 
     def create_vector_index(self) -> None:
-        """The HNSW cosine index over the passages (created with the tables)."""
-        self._main.execute(
-            f"CREATE INDEX IF NOT EXISTS passages_embedding ON {self._t('passages')} "
-            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {int(self.settings.pg_m)}, "
-            f"ef_construction = {int(self.settings.pg_ef_construction)})"
-        )
+        """The cosine index over the passages: HNSW (created with the tables and kept as rows
+        arrive) or ivfflat (k-means lists of the rows present: ``refresh_derived``)."""
+        rows = create_vector_index(self._main, self.schema, self.settings)
+        if rows is not None:
+            self._set_meta("ivfflat_rows", str(rows))
+
+    def _refresh_ivfflat(self) -> None:
+        """Build the ivfflat lists when missing or when the corpus doubled or halved since."""
+        if ivfflat_stale(self._main, self.schema, int(self._meta("ivfflat_rows") or 0)):
+            self.create_vector_index()
+        self._main.commit()
 
     def drop_vector_index(self) -> None:
         """For a bulk load: drop the HNSW index, load, ``create_vector_index``, commit."""
@@ -358,9 +373,17 @@ class PostgresStore(PostgresExtras):
             self._dirty = False
 
     def refresh_derived(self) -> None:
-        """Store the committed corpus's lexicon (the vector index is kept by PostgreSQL)."""
+        """Store the committed corpus's lexicon; (re)build ivfflat lists when they are stale
+        (an HNSW index is kept up to date by PostgreSQL itself)."""
         if not self._writer:
             return
+        if self.settings.pg_index == "ivfflat":
+            self._refresh_ivfflat()
+        elif self._meta("ivfflat_rows"):  # switched back from ivfflat: the HNSW index again
+            self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
+            self.create_vector_index()
+            self._set_meta("ivfflat_rows", "")
+            self._main.commit()
         generation = self._generation()
         if self._meta("lexicon_generation") == str(generation):
             return

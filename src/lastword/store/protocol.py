@@ -73,10 +73,15 @@ class IndexInfo:
     updated_at: str
 
 
-def initial_meta(embedder: EmbedderInfo, format_version: str, now: str) -> dict[str, str]:
+#: the index format every backend writes and reads; 2: content-hash document ids, passage kinds
+#: and flags, sources, reference lists. An index of another format is refused, never guessed at.
+FORMAT_VERSION = "2"
+
+
+def initial_meta(embedder: EmbedderInfo, now: str) -> dict[str, str]:
     """The meta rows every backend writes when it creates an index."""
     return {
-        "format_version": format_version,
+        "format_version": FORMAT_VERSION,
         "embedder_name": embedder.name,
         "embedder_model": embedder.model,
         "embedder_dim": str(embedder.dim),

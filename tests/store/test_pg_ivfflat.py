@@ -1,0 +1,79 @@
+"""pgvector's ivfflat lists: none on an empty table, built by the writer once rows exist, built
+again only when the corpus has doubled or halved, and used by searches (EXPLAIN says so)."""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+
+from lastword.settings import StoreSettings
+from lastword.store.postgres import PostgresStore
+from lastword.store.postgres_extras import ivfflat_lists
+from tests.store.contract import INFO, passages, record, vectors
+
+
+def index_of(dsn: str, schema: str) -> tuple[str | None, str | None]:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT am.amname, pg_get_indexdef(i.oid) FROM pg_class i "
+            "JOIN pg_am am ON am.oid = i.relam JOIN pg_namespace n ON n.oid = i.relnamespace "
+            "WHERE n.nspname = %s AND i.relname = 'passages_embedding'",
+            (schema,),
+        ).fetchone()
+    return (row[0], row[1]) if row else (None, None)
+
+
+def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str):
+    settings = StoreSettings(
+        backend="postgres",
+        dsn=postgres_dsn,
+        schema_name=postgres_schema,
+        pg_index="ivfflat",
+        pg_lists=4,
+        pg_probes=4,
+    )
+    with PostgresStore.open_for_write(postgres_dsn, INFO, settings) as store:
+        assert index_of(postgres_dsn, postgres_schema) == (None, None)  # nothing to train on
+        for d in range(10):
+            store.put_document(record(f"d{d}", 20), passages(d, 20), vectors(d, 20))
+        store.commit()
+        store.refresh_derived()
+        kind, definition = index_of(postgres_dsn, postgres_schema)
+        assert kind == "ivfflat" and "lists='4'" in definition.replace(" ", "")
+        assert store._meta("ivfflat_rows") == "200"
+        store.put_document(record("d10", 20), passages(10, 20), vectors(10, 20))
+        store.commit()
+        store.refresh_derived()
+        assert store._meta("ivfflat_rows") == "200"  # 220 rows: the lists are kept
+        for d in range(11, 21):
+            store.put_document(record(f"d{d}", 20), passages(d, 20), vectors(d, 20))
+        store.commit()
+        store.refresh_derived()
+        assert store._meta("ivfflat_rows") == "420"  # doubled: trained again
+    with PostgresStore.open(postgres_dsn, settings) as reader:
+        target = vectors(3, 20)[5]
+        hit = reader.search(target, 1)[0]
+        assert (hit.passage.doc_id, hit.passage.position) == ("d3", 5)
+        assert np.isclose(hit.score, 1.0, atol=1e-5)
+        with reader._conn() as conn:
+            assert conn.execute("SHOW ivfflat.probes").fetchone()[0] == "4"
+            conn.execute("SET enable_seqscan = off")
+            plan = " ".join(
+                r[0]
+                for r in conn.execute(
+                    f"EXPLAIN SELECT id FROM {postgres_schema}.passages "
+                    f"ORDER BY embedding <=> %s::vector LIMIT 8",
+                    ("[" + ",".join(str(float(x)) for x in target) + "]",),
+                )
+            )
+            conn.execute("RESET enable_seqscan")
+        assert "passages_embedding" in plan
+    hnsw = settings.model_copy(update={"pg_index": "hnsw"})
+    with PostgresStore.open_for_write(postgres_dsn, INFO, hnsw) as store:
+        store.refresh_derived()  # switched back: the HNSW index replaces the lists
+    assert index_of(postgres_dsn, postgres_schema)[0] == "hnsw"
+
+
+def test_default_list_count():
+    assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 100
+    assert ivfflat_lists(1_000_000) == 2000 and ivfflat_lists(4_000_000) == 4000
