@@ -85,9 +85,12 @@ def main() -> int:
     )
     parser.add_argument("--sentences", type=int, default=3, help="Most sentences quoted.")
     parser.add_argument("--follow-share", type=float, default=extractive.FOLLOW_SHARE)
+    parser.add_argument("--follow-floor", type=float, default=extractive.FOLLOW_FLOOR)
+    parser.add_argument("--cover-weight", type=float, default=extractive.COVER_WEIGHT)
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.FOLLOW_SHARE = args.follow_share
+    extractive.COVER_WEIGHT = args.cover_weight
     floors = [float(f) for f in args.floors.split(",")]
     questions = load_jsonl(args.data / "questions.jsonl")
     settings = load_settings()
@@ -162,7 +165,9 @@ def main() -> int:
 
         for gate in (True, False):
             for floor in floors:
-                generator = ExtractiveGenerator(embedder, args.sentences, relevance_floor=floor)
+                generator = ExtractiveGenerator(
+                    embedder, args.sentences, relevance_floor=floor, follow_floor=args.follow_floor
+                )
                 tally = {"DEV": [0, 0, 0, 0, 0, 0], "TEST": [0, 0, 0, 0, 0, 0]}
                 for q in questions:
                     result = retrieved[q["question"]]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.verify.numbers import extract_quantities
 
 #: extra weight of a rare term, code or number written in the question
@@ -136,7 +137,21 @@ class Candidate:
 
     @property
     def has_quantity(self) -> bool:
-        return any(not _looks_like_year(q.text) for q in extract_quantities(self.text))
+        return bool(_number_words(self.text)) or any(
+            not _looks_like_year(q.text) for q in extract_quantities(self.text)
+        )
+
+
+#: spelled counts ("fifteen participants, seven from ..."); "one" is too common to count
+NUMBER_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+    hundred thousand dozen twofold threefold fourfold""".split()
+)
+
+
+def _number_words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in NUMBER_WORDS}
 
 
 def _looks_like_year(text: str) -> bool:
@@ -220,30 +235,32 @@ FEATURES = (
 #: DEV (odd-numbered) questions of the real-papers set by ``bench/answer_scorer.py``; a
 #: sentence is labelled positive when it states one of its question's required facts
 ANSWER_MODEL: dict[str, float] = {
-    "intercept": -6.315,
-    "words": 7.715,
-    "around": 0.789,
-    "passage": 3.039,
-    "echo": -0.283,
-    "novel": 0.35,
-    "asked_number": -0.081,
-    "missing_number": -1.627,
-    "asked_name": 1.167,
-    "method": -0.367,
-    "result": 0.591,
-    "own_result": 0.423,
-    "other_study": -0.405,
-    "heading": -0.309,
-    "caption": -0.149,
-    "table": -0.258,
-    "authors": -1.774,
-    "bibliography": -3.047,
+    "intercept": -6.227,
+    "words": 7.935,
+    "around": 0.935,
+    "passage": 2.971,
+    "echo": -0.245,
+    "novel": 0.212,
+    "asked_number": -0.038,
+    "missing_number": -2.614,
+    "asked_name": 1.117,
+    "method": -0.425,
+    "result": 0.579,
+    "own_result": 0.502,
+    "other_study": -0.379,
+    "heading": -0.338,
+    "caption": -0.124,
+    "table": -0.159,
+    "authors": -1.715,
+    "bibliography": -3.042,
 }
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
 
 
 def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
+    if _number_words(candidate.text) - question_values:
+        return True
     for q in extract_quantities(candidate.text):
         if _looks_like_year(q.text):
             continue
@@ -261,34 +278,73 @@ def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
     return False
 
 
-def candidate_features(profile: QuestionProfile, candidates: Sequence[Candidate]) -> np.ndarray:
+@dataclass(frozen=True)
+class Coverage:
+    """Which of the question's terms each candidate states (itself or through an abbreviation
+    the passages define), and how much each term weighs (IDF over the candidates; rare terms
+    and codes extra), normalised so that the whole question weighs 1."""
+
+    matched: list[set[str]]
+    weights: dict[str, float]
+
+    @classmethod
+    def of(
+        cls,
+        profile: QuestionProfile,
+        candidates: Sequence[Candidate],
+        abbreviations: Abbreviations | None = None,
+    ) -> Coverage:
+        if abbreviations is None:
+            abbreviations = find_abbreviations(c.text for c in candidates)
+        matched = []
+        for c in candidates:
+            own = c.terms & profile.terms
+            if abbreviations.pairs:
+                own |= abbreviations.expand(c.text, _stem) & profile.terms
+            matched.append(own)
+        frequency: dict[str, int] = {}
+        for own in matched:
+            for t in own:
+                frequency[t] = frequency.get(t, 0) + 1
+        count = len(candidates)
+        raw = {
+            t: math.log((count + 1) / (frequency.get(t, 0) + 0.5))
+            * (RARE_TERM_WEIGHT if t in profile.rare else 1.0)
+            for t in profile.terms
+        }
+        total = sum(raw.values()) or 1.0
+        return cls(matched, {t: w / total for t, w in raw.items()})
+
+    def share(self, terms: set[str]) -> float:
+        return sum(self.weights.get(t, 0.0) for t in terms)
+
+
+def candidate_features(
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    coverage: Coverage | None = None,
+) -> np.ndarray:
     """One row of ``FEATURES`` per candidate."""
     count = len(candidates)
-    frequency: dict[str, int] = {}
-    for c in candidates:
-        for t in c.terms & profile.terms:
-            frequency[t] = frequency.get(t, 0) + 1
-    weights = {
-        t: math.log((count + 1) / (frequency.get(t, 0) + 0.5))
-        * (RARE_TERM_WEIGHT if t in profile.rare else 1.0)
-        for t in profile.terms
-    }
-    total = sum(weights.values()) or 1.0
+    if coverage is None:
+        coverage = Coverage.of(profile, candidates)
+    matched = coverage.matched
     passage_terms: dict[int, set[str]] = {}
-    for c in candidates:
-        passage_terms.setdefault(c.n, set()).update(c.terms)
+    for c, own in zip(candidates, matched, strict=True):
+        passage_terms.setdefault(c.n, set()).update(own)
     question_values = {str(q.value.normalize()) for q in extract_quantities(profile.question)}
+    question_values |= _number_words(profile.question)
     rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     for i, c in enumerate(candidates):
-        own = c.terms & profile.terms
+        own = matched[i]
         around = (passage_terms[c.n] & profile.terms) - own
         why = penalties(c, profile)
         new_number = _new_quantities(c, question_values)
         values = {
-            "words": sum(weights[t] for t in own) / total,
-            "around": sum(weights[t] for t in around) / total,
+            "words": coverage.share(own),
+            "around": coverage.share(around),
             "passage": c.passage_score,
-            "echo": len(own) / max(len(c.terms), 1),
+            "echo": len(c.terms & profile.terms) / max(len(c.terms), 1),
             "novel": min(len(c.terms - profile.terms), NOVEL_CAP) / NOVEL_CAP,
             "asked_number": float(profile.wants_number and new_number),
             "missing_number": float(profile.wants_number and not new_number),
@@ -316,8 +372,10 @@ def answer_probability(features: np.ndarray, model: dict[str, float] = ANSWER_MO
     return 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))
 
 
-def score_candidates(profile: QuestionProfile, candidates: Sequence[Candidate]) -> np.ndarray:
+def score_candidates(
+    profile: QuestionProfile, candidates: Sequence[Candidate], coverage: Coverage | None = None
+) -> np.ndarray:
     """One relevance value per candidate: the probability that it answers (see the module doc)."""
     if not candidates:
         return np.zeros(0, dtype=np.float64)
-    return answer_probability(candidate_features(profile, candidates))
+    return answer_probability(candidate_features(profile, candidates, coverage))

@@ -29,7 +29,7 @@ import re
 import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.generate.answering import Candidate, QuestionProfile, score_candidates
+from lastword.generate.answering import Candidate, Coverage, QuestionProfile, score_candidates
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
@@ -47,6 +47,14 @@ RELEVANCE_WEIGHT = 0.7
 RELEVANCE_FLOOR = 0.15
 #: a second or third sentence must reach this share of the first one's probability
 FOLLOW_SHARE = 0.5
+#: a follower that adds a term of the question not yet covered needs only this probability
+FOLLOW_FLOOR = 0.05
+#: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
+COVER_WEIGHT = 1.0
+#: followers are looked for among this many best-scored sentences
+FOLLOW_POOL = 12
+#: a follower this close (cosine) to a chosen sentence says the same thing again
+MAX_REDUNDANCY = 0.9
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -124,10 +132,12 @@ class ExtractiveGenerator:
         embedder: Embedder,
         sentences: int = 3,
         relevance_floor: float = RELEVANCE_FLOOR,
+        follow_floor: float = FOLLOW_FLOOR,
     ) -> None:
         self._embedder = embedder
         self._sentences = sentences
         self._floor = relevance_floor
+        self._follow_floor = follow_floor
 
     @property
     def name(self) -> str:
@@ -139,10 +149,11 @@ class ExtractiveGenerator:
         if not candidates:
             return declined
 
-        # Scoring needs no model: only the few sentences that clear the floor are embedded,
-        # for the redundancy check between them.
+        # Scoring needs no model: only the few sentences that may be quoted are embedded, for
+        # the redundancy check between them.
         profile = QuestionProfile.of(request.question)
-        relevance = score_candidates(profile, candidates)
+        coverage = Coverage.of(profile, candidates)
+        relevance = score_candidates(profile, candidates, coverage)
 
         eligible = [i for i in range(len(candidates)) if relevance[i] >= self._floor]
         if profile.wants_number:
@@ -150,24 +161,39 @@ class ExtractiveGenerator:
             eligible = [i for i in eligible if candidates[i].has_quantity]
         if not eligible:
             return declined
-        best = max(relevance[i] for i in eligible)
-        remaining = [i for i in eligible if relevance[i] >= best * FOLLOW_SHARE]
-        embedded = self._embedder.embed_documents([candidates[i].text for i in remaining])
-        vectors = {i: embedded[row] for row, i in enumerate(remaining)}
+        first = max(eligible, key=lambda i: relevance[i])
+        best = relevance[first]
+        # A follower either scores near the first sentence, or clears the lower follower floor
+        # and states a term of the question that the sentences chosen so far do not.
+        pool = [
+            i
+            for i in np.argsort(-relevance)[:FOLLOW_POOL].tolist()
+            if i != first and relevance[i] >= min(self._follow_floor, self._floor)
+        ]
+        embedded = self._embedder.embed_documents([candidates[i].text for i in [first, *pool]])
+        vectors = {i: embedded[row] for row, i in enumerate([first, *pool])}
 
-        chosen: list[int] = []
-        while remaining and len(chosen) < self._sentences:
-            if chosen:
-                redundancy = (
-                    np.stack([vectors[i] for i in remaining])
-                    @ np.stack([vectors[i] for i in chosen]).T
-                ).max(axis=1)
-            else:
-                redundancy = np.zeros(len(remaining), dtype=np.float32)
-            mmr = RELEVANCE_WEIGHT * relevance[remaining] - (1 - RELEVANCE_WEIGHT) * redundancy
-            pick = remaining[int(np.argmax(mmr))]
+        chosen = [first]
+        covered = set(coverage.matched[first])
+        while pool and len(chosen) < self._sentences:
+            redundancy = (
+                np.stack([vectors[i] for i in pool]) @ np.stack([vectors[i] for i in chosen]).T
+            ).max(axis=1)
+            gain = np.array([coverage.share(coverage.matched[i] - covered) for i in pool])
+            near = np.array([relevance[i] >= max(self._floor, best * FOLLOW_SHARE) for i in pool])
+            allowed = (near | (gain > 0)) & (redundancy < MAX_REDUNDANCY)
+            if not allowed.any():
+                break
+            value = (
+                RELEVANCE_WEIGHT * relevance[pool]
+                - (1 - RELEVANCE_WEIGHT) * redundancy
+                + COVER_WEIGHT * gain
+            )
+            value[~allowed] = -np.inf
+            pick = pool[int(np.argmax(value))]
             chosen.append(pick)
-            remaining.remove(pick)
+            covered |= coverage.matched[pick]
+            pool.remove(pick)
         # In reading order within a passage, passages in the order of the best sentence.
         lines = [cite(candidates[i].text, candidates[i].n) for i in chosen]
         used = tuple(sorted({candidates[i].n for i in chosen}))
