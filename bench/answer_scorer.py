@@ -87,6 +87,11 @@ def main() -> int:
     parser.add_argument("--follow-share", type=float, default=extractive.FOLLOW_SHARE)
     parser.add_argument("--follow-floor", type=float, default=extractive.FOLLOW_FLOOR)
     parser.add_argument("--cover-weight", type=float, default=extractive.COVER_WEIGHT)
+    parser.add_argument(
+        "--weak",
+        default="",
+        help="Also measure behind these weak thresholds on the gate's score (comma-separated).",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.FOLLOW_SHARE = args.follow_share
@@ -163,7 +168,10 @@ def main() -> int:
                 f"best sentence states a fact {top_right}/{len(asked)}"
             )
 
-        for gate in (True, False):
+        gates: list[tuple[str, float | None]] = [("gate", None), ("no gate", None)]
+        gates += [(f"weak {w}", float(w)) for w in args.weak.split(",") if w]
+        for label, weak in gates:
+            gate = label != "no gate"
             for floor in floors:
                 generator = ExtractiveGenerator(
                     embedder, args.sentences, relevance_floor=floor, follow_floor=args.follow_floor
@@ -173,7 +181,11 @@ def main() -> int:
                     result = retrieved[q["question"]]
                     counts = tally["DEV" if id_number(q) % 2 else "TEST"]
                     answer = None
-                    if result.passages and not (gate and result.band is Band.WEAK):
+                    if weak is not None:
+                        refused = result.gate is None or result.gate.score < weak
+                    else:
+                        refused = gate and result.band is Band.WEAK
+                    if result.passages and not refused:
                         request = GenerationRequest(q["question"], result.passages, "corpus")
                         draft = generator.generate(request)
                         checked = verify_draft(
@@ -200,7 +212,7 @@ def main() -> int:
                             print(f"  floor {floor} {q['id']} false accept: {answer[:160]}")
                 for name, (n, ok, un, fa, refused, phantoms) in tally.items():
                     print(
-                        f"{'gate' if gate else 'no gate':<8} floor {floor:.2f} {name:<4}"
+                        f"{label:<10} floor {floor:.2f} {name:<4}"
                         f"  correct {ok:>2}/{n}  false accepts {fa:>2}/{un}"
                         f"  refused {refused:>2}  phantoms {phantoms}"
                     )

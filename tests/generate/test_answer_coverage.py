@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from lastword.generate.abbreviations import find_abbreviations, long_form_for
+from lastword.generate.abbreviations import (
+    Abbreviations,
+    find_abbreviations,
+    long_form_for,
+    question_initials,
+)
 from lastword.generate.answering import (
     FEATURES,
     Candidate,
@@ -72,23 +77,28 @@ def test_a_sentence_writing_the_short_form_states_the_long_forms_words() -> None
     assert found.expand("Body weight rose.", stem) == set()
 
 
-def test_the_abbreviated_row_outscores_what_it_would_without_the_definition() -> None:
+def test_the_abbreviated_row_outscores_what_it_would_without_abbreviations() -> None:
     profile = QuestionProfile.of("What was the feed conversion ratio of the T6 group?")
     row = Candidate(n=2, text="Table 3 — Treatments: T6; FCR: 1.70.", passage_score=0.6)
-    definition = Candidate(
-        n=1,
-        text="Growth was measured as body weight gain and feed conversion ratio (FCR) weekly.",
-        passage_score=0.6,
-    )
     unrelated = Candidate(
         n=3, text="Blood samples were taken at the sixth week.", passage_score=0.6
     )
     words = FEATURES.index("words")
-    with_definition = candidate_features(profile, [row, definition, unrelated])
-    alone = candidate_features(profile, [row, unrelated])
-    assert with_definition[0, words] > alone[0, words]
-    coverage = Coverage.of(profile, [row, definition, unrelated])
-    assert {"feed", "conver", "ratio"} <= coverage.matched[0]
+    learned = Coverage.of(profile, [row, unrelated])
+    assert {"feed", "conver", "ratio"} <= learned.matched[0]
+    without = Coverage.of(profile, [row, unrelated], Abbreviations())
+    assert (
+        candidate_features(profile, [row, unrelated], learned)[0, words]
+        > (candidate_features(profile, [row, unrelated], without)[0, words])
+    )
+
+
+def test_a_short_form_spelling_the_questions_initials_stands_for_those_words() -> None:
+    question = "What was the maximum non-toxic concentration of the leaf extracts in eggs?"
+    found = question_initials(question, ["The MNTC dose (135 mg/0.1 ml) killed no embryo."])
+    assert found == {"MNTC": "maximum non-toxic concentration"}
+    # two letters, lower case words and codes with digits are not short forms of the question
+    assert question_initials(question, ["The LE was high in H9N2 and in the eggs."]) == {}
 
 
 def test_spelled_counts_answer_a_how_many_question() -> None:

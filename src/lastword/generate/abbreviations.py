@@ -76,8 +76,31 @@ class Abbreviations:
         return extra
 
 
-def find_abbreviations(texts: Iterable[str]) -> Abbreviations:
-    """Every definition "long form (SF)" or "SF (long form)" in the texts."""
+_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]{1,7}(?![\w-])")
+
+
+def question_initials(question: str, texts: Iterable[str]) -> dict[str, str]:
+    """Short forms in the texts whose letters are the initials of consecutive words of the
+    question ("MNTC" for its "maximum non-toxic concentration"), each with those words."""
+    parts = [(w, p) for w in question.split() for p in w.strip("?,.;:()").split("-") if p]
+    initials = "".join(p[0].lower() for _, p in parts)
+    found: dict[str, str] = {}
+    for text in texts:
+        for token in _TOKEN.findall(text):
+            short = _singular(token)
+            if short in found or not _is_short_form(short) or not short.isalpha():
+                continue
+            at = initials.find(short.lower())
+            if len(short) >= 3 and at >= 0:
+                words = dict.fromkeys(w.strip("?,.;:()") for w, _ in parts[at : at + len(short)])
+                found[short] = " ".join(words)
+    return found
+
+
+def find_abbreviations(texts: Iterable[str], question: str | None = None) -> Abbreviations:
+    """Every definition "long form (SF)" or "SF (long form)" in the texts; with ``question``,
+    also the short forms in the texts that spell the initials of the question's words."""
+    texts = list(texts)
     pairs: dict[str, str] = {}
     for text in texts:
         flat = " ".join(text.split())
@@ -96,4 +119,7 @@ def find_abbreviations(texts: Iterable[str]) -> Abbreviations:
             long = long_form_for(short, inside)
             if long and inside.lower().startswith(long.lower()):
                 pairs[short] = long
+    if question:
+        for short, long in question_initials(question, texts).items():
+            pairs.setdefault(short, long)
     return Abbreviations(pairs)
