@@ -87,6 +87,8 @@ def main() -> int:
     parser.add_argument("--follow-share", type=float, default=extractive.FOLLOW_SHARE)
     parser.add_argument("--follow-floor", type=float, default=extractive.FOLLOW_FLOOR)
     parser.add_argument("--cover-weight", type=float, default=extractive.COVER_WEIGHT)
+    parser.add_argument("--specific-weight", type=float, default=extractive.SPECIFIC_WEIGHT)
+    parser.add_argument("--max-redundancy", type=float, default=extractive.MAX_REDUNDANCY)
     parser.add_argument(
         "--weak",
         default="",
@@ -96,6 +98,8 @@ def main() -> int:
     args = parser.parse_args()
     extractive.FOLLOW_SHARE = args.follow_share
     extractive.COVER_WEIGHT = args.cover_weight
+    extractive.SPECIFIC_WEIGHT = args.specific_weight
+    extractive.MAX_REDUNDANCY = args.max_redundancy
     floors = [float(f) for f in args.floors.split(",")]
     questions = load_jsonl(args.data / "questions.jsonl")
     settings = load_settings()

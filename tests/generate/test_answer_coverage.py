@@ -22,6 +22,7 @@ from lastword.generate.answering import (
     Coverage,
     QuestionProfile,
     candidate_features,
+    specifics,
 )
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.prompt import UNANSWERABLE
@@ -164,3 +165,16 @@ def test_without_a_first_sentence_over_the_floor_no_follower_answers(generator) 
         GenerationRequest("What dose of furosemide did the patients receive?", passages, "corpus")
     )
     assert draft.text == UNANSWERABLE
+
+
+def test_specifics_are_the_numbers_or_names_asked_that_the_question_does_not_hold() -> None:
+    how_many = QuestionProfile.of("How many of the 20 pens held broilers in 2019?")
+    pens = Candidate(
+        n=1, text="In 2019, twelve of the 20 pens held 40 broilers each.", passage_score=0.5
+    )
+    assert specifics(pens, how_many) == {"twelve", "40"}
+    which = QuestionProfile.of("Which program does VESPA use for the selective pressure analysis?")
+    named = Candidate(
+        n=1, text="Selective pressure is assessed with codeML from PAML.", passage_score=0.5
+    )
+    assert specifics(named, which) == {"codeml", "paml"}

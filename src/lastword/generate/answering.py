@@ -281,6 +281,29 @@ def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
     return False
 
 
+def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
+    """What the sentence states of the kind asked, beyond the question: its numbers (values and
+    spelled counts, not years) for how many / what level, its names and codes for which / who
+    (not the word that opens the sentence). A second sentence that adds one adds an answer."""
+    found: set[str] = set()
+    if profile.wants_number:
+        question = {format(q.value.normalize(), "f") for q in extract_quantities(profile.question)}
+        values = {
+            format(q.value.normalize(), "f")
+            for q in extract_quantities(candidate.text)
+            if not _looks_like_year(q.text)
+        }
+        found |= (
+            (values | _number_words(candidate.text)) - question - _number_words(profile.question)
+        )
+    if profile.wants_name:
+        for word in _words(candidate.text)[1:]:
+            named = _is_rare_token(word) or word[:1].isupper()
+            if named and _stem(word) not in profile.terms and word.lower() not in _STOP:
+                found.add(_stem(word))
+    return found
+
+
 @dataclass(frozen=True)
 class Coverage:
     """Which of the question's terms each candidate states (itself or through an abbreviation

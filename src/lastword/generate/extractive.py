@@ -29,7 +29,13 @@ import re
 import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.generate.answering import Candidate, Coverage, QuestionProfile, score_candidates
+from lastword.generate.answering import (
+    Candidate,
+    Coverage,
+    QuestionProfile,
+    score_candidates,
+    specifics,
+)
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
@@ -51,6 +57,8 @@ FOLLOW_SHARE = 0.5
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
 COVER_WEIGHT = 1.0
+#: bonus of a follower that states a new number (or name) of the kind the question asks for
+SPECIFIC_WEIGHT = 0.2
 #: followers are looked for among this many best-scored sentences
 FOLLOW_POOL = 12
 #: a follower this close (cosine) to a chosen sentence says the same thing again
@@ -175,24 +183,30 @@ class ExtractiveGenerator:
 
         chosen = [first]
         covered = set(coverage.matched[first])
+        stated = specifics(candidates[first], profile)
+        kinds = {i: specifics(candidates[i], profile) for i in pool}
         while pool and len(chosen) < self._sentences:
             redundancy = (
                 np.stack([vectors[i] for i in pool]) @ np.stack([vectors[i] for i in chosen]).T
             ).max(axis=1)
             gain = np.array([coverage.share(coverage.matched[i] - covered) for i in pool])
+            # a new number (or name) of the kind asked, in a sentence on the question's terms
+            adds = np.array([bool(kinds[i] - stated) and bool(coverage.matched[i]) for i in pool])
             near = np.array([relevance[i] >= max(self._floor, best * FOLLOW_SHARE) for i in pool])
-            allowed = (near | (gain > 0)) & (redundancy < MAX_REDUNDANCY)
+            allowed = (near | (gain > 0) | adds) & (redundancy < MAX_REDUNDANCY)
             if not allowed.any():
                 break
             value = (
                 RELEVANCE_WEIGHT * relevance[pool]
                 - (1 - RELEVANCE_WEIGHT) * redundancy
                 + COVER_WEIGHT * gain
+                + SPECIFIC_WEIGHT * adds
             )
             value[~allowed] = -np.inf
             pick = pool[int(np.argmax(value))]
             chosen.append(pick)
             covered |= coverage.matched[pick]
+            stated |= kinds[pick]
             pool.remove(pick)
         # In reading order within a passage, passages in the order of the best sentence.
         lines = [cite(candidates[i].text, candidates[i].n) for i in chosen]
