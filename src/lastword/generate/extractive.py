@@ -5,21 +5,27 @@ evidence: instructions addressed to a reader or a model (``lastword.injection``)
 headings, and passages of a kind that is not evidence (references, front matter). A ``table``
 passage offers its rows instead, each stated under the table's column names ("Table 3 — Group:
 T6; FCR: 1.70"). Each candidate gets the probability that it states what was asked
-(``answering.py``): the embedder's cosine, the question's words (IDF-weighted, rare terms and
-codes weighing extra) in the sentence and around it, what the sentence adds beyond the
+(``answering.py``): the question's words (IDF-weighted, rare terms and codes weighing extra;
+a short form the passages define, or one spelling the question's initials, counts as its
+words: ``abbreviations.py``) in the sentence and around it, what the sentence adds beyond the
 question, the kind of thing asked (a number for how many / how much / what temperature, a name
 for which / who), findings over methods, and penalties for headings, captions, table rows,
 author lists, bibliography entries and sentences that report *other* studies when the question
 is about the paper's own result.
 
-Sentences are picked with maximal marginal relevance (three wordings of one fact are not three
-facts); each must clear ``RELEVANCE_FLOOR`` and half of the first one's
-probability. The floor was chosen on the odd-numbered questions of the real-papers set
-(``bench/answer_scorer.py`` prints both halves). When a number is asked for and no sentence that
-clears the floor states one, or nothing clears it, the generator declines. Sentences are
-written verbatim (table rows under their header), each followed by the ``[N]`` of its passage;
-the source's own bracketed reference numbers are neutralised first so they can never pass for
-ours.
+The first sentence is the most probable one that clears ``RELEVANCE_FLOOR`` (and, when a number
+is asked, states one); when none does, the generator declines. A question often asks for two
+or three things ("how many patients, and how were they split between the hospitals"), so up to
+two more sentences follow, each one that adds something: a term of the question the sentences
+chosen so far do not state (itself or through an abbreviation, IDF-weighted:
+``COVER_WEIGHT``), or a number or name of the kind asked that they do not hold
+(``SPECIFIC_WEIGHT``), or one that scores within ``FOLLOW_SHARE`` of the first. A follower needs
+only ``FOLLOW_FLOOR`` (it cannot make an answer by itself), and one that says the same as a
+chosen sentence (cosine over ``MAX_REDUNDANCY``) is passed over. The floors were chosen on the
+odd-numbered questions of the real-papers set (``bench/answer_scorer.py`` prints both halves).
+Sentences are written verbatim (table rows under their header), each followed by the ``[N]`` of
+its passage; the source's own bracketed reference numbers are neutralised first so they can
+never pass for ours.
 """
 
 from __future__ import annotations
