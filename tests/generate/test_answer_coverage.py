@@ -178,3 +178,11 @@ def test_specifics_are_the_numbers_or_names_asked_that_the_question_does_not_hol
         n=1, text="Selective pressure is assessed with codeML from PAML.", passage_score=0.5
     )
     assert specifics(named, which) == {"codeml", "paml"}
+
+
+def test_a_compound_led_by_a_number_stands_for_its_rest() -> None:
+    profile = QuestionProfile.of("How many day-old chicks were used?")
+    chicks = Candidate(
+        n=1, text="A total of 280-day-old broiler chicks were used.", passage_score=0.5
+    )
+    assert {"day-ol", "chicks"} <= Coverage.of(profile, [chicks]).matched[0]
