@@ -13,9 +13,13 @@ unanswerable questions are all negative). Then:
    answerable questions whose best-scored sentence states a fact.
 3. End to end, per half and per floor in ``--floors``: the extractive generator and the verifier
    over the same passages: correct answers (every fact present), false accepts, answerable
-   refused, phantoms, with the retrieval gate's decision (``gate``) and without (``no gate``).
+   refused, phantoms, with the retrieval gate's decision (``gate``: the band cached at the
+   first run) and without (``no gate``); ``--weak 0.76,0.86`` adds rows behind fixed weak
+   thresholds on the gate's score (how the automatic rule was re-tuned, docs/calibration.md).
+   ``--follow-floor``, ``--cover-weight``, ``--specific-weight`` and ``--max-redundancy`` try
+   the generator's follower settings (``generate/extractive.py``).
 
-    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.3,0.4,0.5] [--verbose]
+    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.12,0.15] [--weak 0.76,0.86] [-v]
 
 Retrieval and embeddings are cached in ``--cache`` (keyed by the index's fingerprint), so a
 re-run after changing the features takes seconds. Numbers are from whatever machine runs it.
