@@ -13,9 +13,13 @@ unanswerable questions are all negative). Then:
    answerable questions whose best-scored sentence states a fact.
 3. End to end, per half and per floor in ``--floors``: the extractive generator and the verifier
    over the same passages: correct answers (every fact present), false accepts, answerable
-   refused, phantoms, with the retrieval gate's decision (``gate``) and without (``no gate``).
+   refused, phantoms, with the retrieval gate's decision (``gate``: the band cached at the
+   first run) and without (``no gate``); ``--weak 0.76,0.86`` adds rows behind fixed weak
+   thresholds on the gate's score (how the automatic rule was re-tuned, docs/calibration.md).
+   ``--follow-floor``, ``--cover-weight``, ``--specific-weight`` and ``--max-redundancy`` try
+   the generator's follower settings (``generate/extractive.py``).
 
-    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.3,0.4,0.5] [--verbose]
+    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.12,0.15] [--weak 0.76,0.86] [-v]
 
 Retrieval and embeddings are cached in ``--cache`` (keyed by the index's fingerprint), so a
 re-run after changing the features takes seconds. Numbers are from whatever machine runs it.
@@ -85,9 +89,21 @@ def main() -> int:
     )
     parser.add_argument("--sentences", type=int, default=3, help="Most sentences quoted.")
     parser.add_argument("--follow-share", type=float, default=extractive.FOLLOW_SHARE)
+    parser.add_argument("--follow-floor", type=float, default=extractive.FOLLOW_FLOOR)
+    parser.add_argument("--cover-weight", type=float, default=extractive.COVER_WEIGHT)
+    parser.add_argument("--specific-weight", type=float, default=extractive.SPECIFIC_WEIGHT)
+    parser.add_argument("--max-redundancy", type=float, default=extractive.MAX_REDUNDANCY)
+    parser.add_argument(
+        "--weak",
+        default="",
+        help="Also measure behind these weak thresholds on the gate's score (comma-separated).",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.FOLLOW_SHARE = args.follow_share
+    extractive.COVER_WEIGHT = args.cover_weight
+    extractive.SPECIFIC_WEIGHT = args.specific_weight
+    extractive.MAX_REDUNDANCY = args.max_redundancy
     floors = [float(f) for f in args.floors.split(",")]
     questions = load_jsonl(args.data / "questions.jsonl")
     settings = load_settings()
@@ -160,15 +176,24 @@ def main() -> int:
                 f"best sentence states a fact {top_right}/{len(asked)}"
             )
 
-        for gate in (True, False):
+        gates: list[tuple[str, float | None]] = [("gate", None), ("no gate", None)]
+        gates += [(f"weak {w}", float(w)) for w in args.weak.split(",") if w]
+        for label, weak in gates:
+            gate = label != "no gate"
             for floor in floors:
-                generator = ExtractiveGenerator(embedder, args.sentences, relevance_floor=floor)
+                generator = ExtractiveGenerator(
+                    embedder, args.sentences, relevance_floor=floor, follow_floor=args.follow_floor
+                )
                 tally = {"DEV": [0, 0, 0, 0, 0, 0], "TEST": [0, 0, 0, 0, 0, 0]}
                 for q in questions:
                     result = retrieved[q["question"]]
                     counts = tally["DEV" if id_number(q) % 2 else "TEST"]
                     answer = None
-                    if result.passages and not (gate and result.band is Band.WEAK):
+                    if weak is not None:
+                        refused = result.gate is None or result.gate.score < weak
+                    else:
+                        refused = gate and result.band is Band.WEAK
+                    if result.passages and not refused:
                         request = GenerationRequest(q["question"], result.passages, "corpus")
                         draft = generator.generate(request)
                         checked = verify_draft(
@@ -195,7 +220,7 @@ def main() -> int:
                             print(f"  floor {floor} {q['id']} false accept: {answer[:160]}")
                 for name, (n, ok, un, fa, refused, phantoms) in tally.items():
                     print(
-                        f"{'gate' if gate else 'no gate':<8} floor {floor:.2f} {name:<4}"
+                        f"{label:<10} floor {floor:.2f} {name:<4}"
                         f"  correct {ok:>2}/{n}  false accepts {fa:>2}/{un}"
                         f"  refused {refused:>2}  phantoms {phantoms}"
                     )

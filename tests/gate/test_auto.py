@@ -166,6 +166,25 @@ def test_a_changed_corpus_recalibrates_and_an_unchanged_one_does_not(
         assert again.documents == DOCUMENTS + 1
 
 
+def test_a_calibration_made_with_another_tail_quantile_is_made_again(
+    calibrated: Path, minilm, tmp_path: Path
+):
+    index = tmp_path / "index"
+    shutil.copytree(calibrated, index)
+    settings = small_settings()
+    with LocalStore.open_for_write(index, minilm.info) as store:
+        current = stored_calibration(store)
+        assert current is not None and current.quantile == SHIFT_QUANTILE
+        older = json.loads(current.to_json())
+        older.pop("quantile")  # written before the quantile was recorded
+        older["weak"] = 0.99
+        store.write_meta(META_KEY, json.dumps(older))
+    again = calibrate_after_ingest(settings, index, minilm)
+    assert again is not None and again.quantile == SHIFT_QUANTILE
+    assert again.weak == pytest.approx(current.weak, abs=1e-6)
+    assert calibrate_after_ingest(settings, index, minilm) is None  # now up to date
+
+
 def test_too_few_documents_keep_the_shipped_thresholds(demo_index: Path, minilm, tmp_path):
     index = tmp_path / "demo"
     shutil.copytree(demo_index, index)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.verify.numbers import extract_quantities
 
 #: extra weight of a rare term, code or number written in the question
@@ -43,14 +44,17 @@ _STOP = frozenset(
 )
 _NUMBER_QUESTION = re.compile(
     r"\bhow\s+(many|much|long|large|old|often|far|high|low|big|fast|severe|strong)\b"
-    r"|\bwhat\s+(?:\w+\s+){0,3}?(percentage|proportion|share|fraction|temperature|dose|doses|"
+    r"|\bwhat\s+(?:[\w\-]+\s+){0,4}?(percentage|proportion|share|fraction|temperature|dose|doses|"
     r"concentration|concentrations|level|levels|ratio|rate|titre|titer|yield|amount|number|"
     r"mics?|mfcs?|km|ki|ic50|ec50|ld50|noael|count|counts|size|length|duration|age|"
-    r"weight|mass|factor|composition|value|values|quantity|content)\b"
+    r"weight|mass|factor|composition|value|values|quantity|content)s?\b"
     r"|\bat\s+what\b|\bby\s+(roughly\s+)?what\b|\bhow\s+much\b",
     re.I,
 )
-_NAME_QUESTION = re.compile(r"^\s*(which|who|whom|whose|what\s+is\s+the\s+name)\b|\bwhich\b", re.I)
+_NAME_QUESTION = re.compile(
+    r"^\s*(which|who|whom|whose)\b|\bwhich\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
+    re.I,
+)
 _PLACE_QUESTION = re.compile(r"^\s*where\b|\bfrom\s+where\b|\bwhere\s+was\b", re.I)
 _OTHER_WORK_QUESTION = re.compile(
     r"\bet\s+al\b|\breview\b|\bcited\b|\baccording\s+to\b|\breported\b|\bthe\s+eu\b", re.I
@@ -85,7 +89,17 @@ def _words(text: str) -> list[str]:
 
 
 def _terms(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text) if w.lower() not in _STOP and len(w) > 1}
+    """Content stems; a compound led by a number also stands for its rest ("280-day-old" for
+    "day-old", "12-week" for "week")."""
+    out = set()
+    for w in _words(text):
+        if w.lower() in _STOP or len(w) < 2:
+            continue
+        out.add(_stem(w))
+        head, _, rest = w.partition("-")
+        if rest and head.isdigit() and rest.lower() not in _STOP and len(rest) > 1:
+            out.add(_stem(rest))
+    return out
 
 
 def _is_rare_token(word: str) -> bool:
@@ -136,7 +150,21 @@ class Candidate:
 
     @property
     def has_quantity(self) -> bool:
-        return any(not _looks_like_year(q.text) for q in extract_quantities(self.text))
+        return bool(_number_words(self.text)) or any(
+            not _looks_like_year(q.text) for q in extract_quantities(self.text)
+        )
+
+
+#: spelled counts ("fifteen participants, seven from ..."); "one" is too common to count
+NUMBER_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+    hundred thousand dozen twofold threefold fourfold""".split()
+)
+
+
+def _number_words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in NUMBER_WORDS}
 
 
 def _looks_like_year(text: str) -> bool:
@@ -220,30 +248,32 @@ FEATURES = (
 #: DEV (odd-numbered) questions of the real-papers set by ``bench/answer_scorer.py``; a
 #: sentence is labelled positive when it states one of its question's required facts
 ANSWER_MODEL: dict[str, float] = {
-    "intercept": -6.315,
-    "words": 7.715,
-    "around": 0.789,
-    "passage": 3.039,
-    "echo": -0.283,
-    "novel": 0.35,
-    "asked_number": -0.081,
-    "missing_number": -1.627,
-    "asked_name": 1.167,
-    "method": -0.367,
-    "result": 0.591,
-    "own_result": 0.423,
-    "other_study": -0.405,
-    "heading": -0.309,
-    "caption": -0.149,
-    "table": -0.258,
-    "authors": -1.774,
-    "bibliography": -3.047,
+    "intercept": -5.797,
+    "words": 9.042,
+    "around": 0.805,
+    "passage": 2.175,
+    "echo": -0.876,
+    "novel": -0.103,
+    "asked_number": 0.05,
+    "missing_number": -2.541,
+    "asked_name": 1.348,
+    "method": -0.415,
+    "result": 0.673,
+    "own_result": 0.409,
+    "other_study": -0.385,
+    "heading": -0.179,
+    "caption": -0.09,
+    "table": -0.25,
+    "authors": -1.591,
+    "bibliography": -3.922,
 }
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
 
 
 def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
+    if _number_words(candidate.text) - question_values:
+        return True
     for q in extract_quantities(candidate.text):
         if _looks_like_year(q.text):
             continue
@@ -261,34 +291,96 @@ def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
     return False
 
 
-def candidate_features(profile: QuestionProfile, candidates: Sequence[Candidate]) -> np.ndarray:
+def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
+    """What the sentence states of the kind asked, beyond the question: its numbers (values and
+    spelled counts, not years) for how many / what level, its names and codes for which / who
+    (not the word that opens the sentence). A second sentence that adds one adds an answer."""
+    found: set[str] = set()
+    if profile.wants_number:
+        question = {format(q.value.normalize(), "f") for q in extract_quantities(profile.question)}
+        values = {
+            format(q.value.normalize(), "f")
+            for q in extract_quantities(candidate.text)
+            if not _looks_like_year(q.text)
+        }
+        found |= (
+            (values | _number_words(candidate.text)) - question - _number_words(profile.question)
+        )
+    if profile.wants_name:
+        for word in _words(candidate.text)[1:]:
+            named = _is_rare_token(word) or word[:1].isupper()
+            if named and _stem(word) not in profile.terms and word.lower() not in _STOP:
+                found.add(_stem(word))
+    return found
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which of the question's terms each candidate states (itself or through an abbreviation
+    the passages define), and how much each term weighs (IDF over the candidates; rare terms
+    and codes extra), normalised so that the whole question weighs 1."""
+
+    matched: list[set[str]]
+    weights: dict[str, float]
+
+    @classmethod
+    def of(
+        cls,
+        profile: QuestionProfile,
+        candidates: Sequence[Candidate],
+        abbreviations: Abbreviations | None = None,
+    ) -> Coverage:
+        if abbreviations is None:
+            abbreviations = find_abbreviations((c.text for c in candidates), profile.question)
+        matched = []
+        for c in candidates:
+            own = c.terms & profile.terms
+            if abbreviations.pairs:
+                own |= abbreviations.expand(c.text, _stem) & profile.terms
+            matched.append(own)
+        frequency: dict[str, int] = {}
+        for own in matched:
+            for t in own:
+                frequency[t] = frequency.get(t, 0) + 1
+        count = len(candidates)
+        raw = {
+            t: math.log((count + 1) / (frequency.get(t, 0) + 0.5))
+            * (RARE_TERM_WEIGHT if t in profile.rare else 1.0)
+            for t in profile.terms
+        }
+        total = sum(raw.values()) or 1.0
+        return cls(matched, {t: w / total for t, w in raw.items()})
+
+    def share(self, terms: set[str]) -> float:
+        return sum(self.weights.get(t, 0.0) for t in terms)
+
+
+def candidate_features(
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    coverage: Coverage | None = None,
+) -> np.ndarray:
     """One row of ``FEATURES`` per candidate."""
     count = len(candidates)
-    frequency: dict[str, int] = {}
-    for c in candidates:
-        for t in c.terms & profile.terms:
-            frequency[t] = frequency.get(t, 0) + 1
-    weights = {
-        t: math.log((count + 1) / (frequency.get(t, 0) + 0.5))
-        * (RARE_TERM_WEIGHT if t in profile.rare else 1.0)
-        for t in profile.terms
-    }
-    total = sum(weights.values()) or 1.0
+    if coverage is None:
+        coverage = Coverage.of(profile, candidates)
+    matched = coverage.matched
     passage_terms: dict[int, set[str]] = {}
-    for c in candidates:
-        passage_terms.setdefault(c.n, set()).update(c.terms)
+    for c, own in zip(candidates, matched, strict=True):
+        passage_terms.setdefault(c.n, set()).update(own)
     question_values = {str(q.value.normalize()) for q in extract_quantities(profile.question)}
+    question_values |= _number_words(profile.question)
     rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     for i, c in enumerate(candidates):
-        own = c.terms & profile.terms
+        own = matched[i]
         around = (passage_terms[c.n] & profile.terms) - own
         why = penalties(c, profile)
         new_number = _new_quantities(c, question_values)
         values = {
-            "words": sum(weights[t] for t in own) / total,
-            "around": sum(weights[t] for t in around) / total,
+            "words": coverage.share(own),
+            "around": coverage.share(around),
             "passage": c.passage_score,
-            "echo": len(own) / max(len(c.terms), 1),
+            "echo": len(c.terms & profile.terms) / max(len(c.terms), 1),
             "novel": min(len(c.terms - profile.terms), NOVEL_CAP) / NOVEL_CAP,
             "asked_number": float(profile.wants_number and new_number),
             "missing_number": float(profile.wants_number and not new_number),
@@ -316,8 +408,10 @@ def answer_probability(features: np.ndarray, model: dict[str, float] = ANSWER_MO
     return 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))
 
 
-def score_candidates(profile: QuestionProfile, candidates: Sequence[Candidate]) -> np.ndarray:
+def score_candidates(
+    profile: QuestionProfile, candidates: Sequence[Candidate], coverage: Coverage | None = None
+) -> np.ndarray:
     """One relevance value per candidate: the probability that it answers (see the module doc)."""
     if not candidates:
         return np.zeros(0, dtype=np.float64)
-    return answer_probability(candidate_features(profile, candidates))
+    return answer_probability(candidate_features(profile, candidates, coverage))
