@@ -166,3 +166,19 @@ def test_preload_creates_the_session_that_the_first_embedding_uses(minilm) -> No
     runtime = module._runtime
     vector = minilm.embed_queries(["vitamin D and bone density"])[0]
     assert module._runtime is runtime and abs(float(vector @ vector) - 1.0) < 1e-4
+
+
+def test_a_preload_with_another_thread_count_is_replaced_not_used(minilm) -> None:
+    """The CLI preloads on every core before it reads the settings; an embedder configured with
+    another thread count gets a session of its own, with the same vectors."""
+    from lastword.embed import minilm as module
+
+    module.preload().join(timeout=120)
+    everywhere = module._runtime
+    assert everywhere is not None and everywhere.threads == module.usable_cores()
+    other = module.usable_cores() + 1
+    one = MiniLMEmbedder(threads=other).embed_queries(["vitamin D and bone density"])[0]
+    assert module._runtime is not everywhere and module._runtime.threads == other
+    again = MiniLMEmbedder().embed_queries(["vitamin D and bone density"])[0]
+    assert module._runtime.threads == module.usable_cores()
+    assert float(one @ again) > 0.9999

@@ -66,13 +66,22 @@ state = State()
 
 
 def preload_embedder() -> None:
-    """Start loading MiniLM on another core while a command imports the pipeline (``ask``,
-    ``inspect``): the two overlap, and the first embedding waits for the load under a lock."""
-    settings = state.settings
-    if settings.embed.embedder == "minilm":
-        from lastword.embed.minilm import preload
+    """Start loading MiniLM on another core as a command (``ask``, ``inspect``) begins, before
+    it reads its settings and imports the pipeline: the two overlap, and the first embedding
+    waits for the load under a lock. The load guesses the default embedder (MiniLM on every
+    usable core); an index or settings that want another embedder or thread count simply do not
+    use it (a background load wasted, nothing else)."""
+    import threading
 
-        preload(settings.embed.threads)
+    def load() -> None:
+        try:
+            from lastword.embed.minilm import preload
+
+            preload()
+        except Exception:  # the command's own load reports any failure where the user sees it
+            return
+
+    threading.Thread(target=load, name="lastword-preload", daemon=True).start()
 
 
 def _version(value: bool) -> None:

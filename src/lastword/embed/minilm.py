@@ -53,6 +53,7 @@ class _Runtime:
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise MissingExtraError(exc.name or "onnxruntime", "minilm") from exc
+        self.threads = threads
         exported = ensure_exported(announce=say)
         if onnx_model is None:
             onnx_model = exported.onnx_path
@@ -127,19 +128,22 @@ def _word_pieces(encoding: Any, hidden: np.ndarray) -> TokenVectors:
 
 
 def _load_runtime(threads: int) -> _Runtime:
+    """The process's runtime with ``threads`` intra-op threads (another count, configured after
+    a preload guessed every core, replaces it)."""
     global _runtime
     with _runtime_lock:
-        if _runtime is None:
+        if _runtime is None or _runtime.threads != threads:
             with slow("loading the embedding model…"):
                 _runtime = _Runtime(threads)
         return _runtime
 
 
 def preload(threads: int = 0) -> threading.Thread:
-    """Start creating the ONNX Runtime session on another thread (a CLI command does this while
-    it imports the pipeline, so the two overlap on two cores). The first embedding call waits
-    for it under the same lock. A failure here is left for that call to raise: it loads again
-    and reports it where the user sees it."""
+    """Start creating the ONNX Runtime session on another thread (a CLI command does this before
+    it reads its settings and imports the pipeline, so the two overlap on two cores). The first
+    embedding call waits for it under the same lock, and uses it if it has the thread count
+    that call wants (0 here: every usable core, the default). A failure here is left for that
+    call to raise: it loads again and reports it where the user sees it."""
 
     def load() -> None:
         try:
