@@ -147,6 +147,16 @@ def test_batches_are_length_sorted_and_capped_in_texts_and_padded_tokens() -> No
     assert [lengths[i] for i in batches[0]] == [5, 7, 39]
 
 
+def test_unsorted_batches_keep_the_order_and_the_same_caps() -> None:
+    lengths = [90, 5, 300, 40, 41, 39, 256, 7]
+    batches = length_batches(lengths, max_texts=3, max_tokens=120, by_length=False)
+    assert [i for batch in batches for i in batch] == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) <= 3
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 120
+    assert batches[:4] == [[0], [1], [2], [3, 4]]  # 2 x 90 and 2 x 300 pieces do not fit
+
+
 def test_the_export_runs_the_fused_graph() -> None:
     """Each of the six layers' attention, GELU and residual LayerNorms are single operators."""
     import json

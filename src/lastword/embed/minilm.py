@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,15 @@ class _Runtime:
     """The ONNX session and the tokenizer: one per process (loading takes about a second, and
     ``InferenceSession.run`` is thread-safe)."""
 
-    def __init__(self, threads: int, onnx_model: Path | bytes | None = None) -> None:
+    def __init__(
+        self,
+        threads: int,
+        onnx_model: Path | bytes | None = None,
+        tune: Callable[[Any], None] | None = None,
+    ) -> None:
         """``onnx_model``: another export of the same graph (a path or its bytes: the bench's
-        int8 one); by default the checked export of the shipped weights."""
+        int8 ones); by default the checked export of the shipped weights. ``tune(options)``
+        may change the session options before the session is made (the bench's variants)."""
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -67,25 +73,28 @@ class _Runtime:
         # Threads sleep between operators instead of spinning: on a shared machine spinning
         # burns cores others need (measured ~8% more CPU per passage, slower wall time).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if tune is not None:
+            tune(options)
         self.session = ort.InferenceSession(onnx_model, options, providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(MAX_TOKENS)
 
     def run(
-        self, texts: list[str], batch_size: int, want_tokens: bool
+        self, texts: list[str], batch_size: int, want_tokens: bool, by_length: bool = True
     ) -> tuple[np.ndarray, list[TokenVectors] | None]:
         """Unit sentence vectors for ``texts`` (in order) and, if asked, their unit word-piece
         vectors (special tokens left out) from the same forward pass.
 
         Texts run in batches of similar length, so little of each batch is padding, and of at
-        most ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded word pieces.
+        most ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded word pieces (``by_length``
+        False: in the order given, as the bench's comparison).
         """
         encodings = self.tokenizer.encode_batch(texts, add_special_tokens=True)
         lengths = [len(encoding.ids) for encoding in encodings]
         sentences = np.zeros((len(texts), DIM), dtype=np.float32)
         tokens: list[TokenVectors | None] = [None] * len(texts)
-        for chosen in length_batches(lengths, batch_size, TOKENS_PER_BATCH):
+        for chosen in length_batches(lengths, batch_size, TOKENS_PER_BATCH, by_length):
             width = max(lengths[i] for i in chosen)
             ids = np.zeros((len(chosen), width), dtype=np.int64)
             mask = np.zeros_like(ids)
@@ -103,17 +112,25 @@ class _Runtime:
         return sentences, (tokens if want_tokens else None)  # type: ignore[return-value]
 
 
-def length_batches(lengths: list[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+def length_batches(
+    lengths: list[int], max_texts: int, max_tokens: int, by_length: bool = True
+) -> list[list[int]]:
     """Indices of texts grouped shortest first into batches of at most ``max_texts`` texts and
-    ``max_tokens`` padded tokens (a batch's width is its longest text; one text always fits)."""
+    ``max_tokens`` padded tokens (a batch's width is its longest text; one text always fits).
+    ``by_length`` False keeps the given order (more padding: the bench's comparison)."""
     batches: list[list[int]] = []
     current: list[int] = []
-    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
-        # Sorted ascending, so this text is the widest of the batch it joins.
-        if current and (len(current) >= max_texts or (len(current) + 1) * lengths[i] > max_tokens):
+    width = 0
+    order = range(len(lengths))
+    if by_length:
+        order = sorted(order, key=lengths.__getitem__)
+    for i in order:
+        wider = max(width, lengths[i])
+        if current and (len(current) >= max_texts or (len(current) + 1) * wider > max_tokens):
             batches.append(current)
-            current = []
+            current, wider = [], lengths[i]
         current.append(i)
+        width = wider
     if current:
         batches.append(current)
     return batches
