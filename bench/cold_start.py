@@ -3,7 +3,8 @@
 Prints, per command, the best and every wall time of --repeat runs, the CPU time (user +
 system) of the best run and the median CPU time of all, then the import time of
 ``lastword.cli``. The machine is shared: wall time includes waiting for a core, CPU time does
-not, so both are printed, with the load average before and after each command. Target: ``ask`` <= 1.5 s wall.
+not, so both are printed, with the load average before and after each command. Target:
+``ask`` <= 1.5 s wall.
 
 Two ways Python can start, both measured:
 
