@@ -12,8 +12,10 @@ Quantisation recipes (onnxruntime.quantization):
   ``vpmaddubsw``, saturates at 16 bits).
 - FFN only: the two feed-forward MatMuls of each layer (two thirds of the multiply-adds) in
   int8; attention stays fp32.
+- weights only: 8-bit weights dequantised into fp32 MatMuls (ONNX Runtime's MatMulNBits).
 - static QDQ: activation scales fixed beforehand from real passages (calibration texts disjoint
-  from the measured ones), QuantizeLinear/DequantizeLinear pairs around each MatMul.
+  from the measured ones), QuantizeLinear/DequantizeLinear pairs around each MatMul, run as
+  QLinearMatMul.
 """
 
 from __future__ import annotations
@@ -144,14 +146,25 @@ def quantised_variants(
         def get_next(self) -> dict[str, np.ndarray] | None:
             return next(self.feeds, None)
 
+    # Without pre-processing the quantiser cannot type the activations between the fused
+    # operators, so only the weights get Quantize/Dequantize pairs: ONNX Runtime runs that as
+    # MatMulNBits (8-bit weights, fp32 arithmetic). With ``quant_pre_process`` (symbolic shape
+    # inference, which knows the fused operators) the activations are quantised too, with ranges
+    # from the calibration passages, and the MatMuls become QLinearMatMul.
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    typed = scratch / "preprocessed.onnx"
+    quant_pre_process(str(fp32), str(typed), skip_optimization=True)
+    passages = sum(len(f["input_ids"]) for f in calibration)
     qdq = (
-        ("int8 qdq pc", "per-channel weights, 8-bit", True, False),
-        ("int8 qdq pt", "per-tensor weights, 7-bit", False, True),
+        ("int8 weights", fp32, True, False, "weights only (MatMulNBits), per-channel, 8-bit"),
+        ("int8 qdq pc", typed, True, True, "static QDQ, per-channel weights, 7-bit"),
+        ("int8 qdq pt", typed, False, True, "static QDQ, per-tensor weights, 7-bit"),
     )
-    for name, label, per_channel, reduce_range in qdq:
+    for name, source, per_channel, reduce_range, label in qdq:
         path = scratch / f"{name.replace(' ', '-')}.onnx"
         quantize_static(
-            str(fp32),
+            str(source),
             str(path),
             Reader(),
             quant_format=QuantFormat.QDQ,
@@ -164,12 +177,7 @@ def quantised_variants(
             extra_options=float_tensors,
         )
         out.append(
-            Variant(
-                name,
-                f"static QDQ on the MatMuls, {label}, activation ranges from "
-                f"{sum(len(f['input_ids']) for f in calibration)} other passages (min/max)",
-                model=path,
-            )
+            Variant(name, f"{label}, calibrated (min/max) on {passages} other passages", model=path)
         )
     return out
 
