@@ -14,15 +14,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastword.embed.batching import checked_texts
 from lastword.embed.onnx_export import INPUTS, MAX_TOKENS, MODEL_NAME, ensure_exported
-from lastword.embed.protocol import EmbedderInfo, TokenVectors, normalise
 from lastword.errors import MissingExtraError
 from lastword.notices import say, slow
+
+if TYPE_CHECKING:
+    from lastword.embed.protocol import EmbedderInfo, TokenVectors
+
+# protocol (pydantic) and batching load inside the functions that use them, not at the top: the
+# CLI imports this module on another thread to start the ONNX session while its main thread
+# imports pydantic and the settings (cli.app.preload_embedder).
 
 DIM = 384
 #: Padded word pieces per forward pass. Small batches keep the activations in cache: on this
@@ -90,6 +95,8 @@ class _Runtime:
         most ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded word pieces (``by_length``
         False: in the order given, as the bench's comparison).
         """
+        from lastword.embed.protocol import normalise
+
         encodings = self.tokenizer.encode_batch(texts, add_special_tokens=True)
         lengths = [len(encoding.ids) for encoding in encodings]
         sentences = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -137,6 +144,8 @@ def length_batches(
 
 
 def _word_pieces(encoding: Any, hidden: np.ndarray) -> TokenVectors:
+    from lastword.embed.protocol import TokenVectors, normalise
+
     keep = [i for i, special in enumerate(encoding.special_tokens_mask) if not special]
     vectors = normalise(hidden[keep]) if keep else np.zeros((0, DIM), dtype=np.float32)
     return TokenVectors(
@@ -191,6 +200,8 @@ class MiniLMEmbedder:
     ) -> None:
         self._batch_size = batch_size
         self._threads = threads or usable_cores()
+        from lastword.embed.protocol import EmbedderInfo
+
         self._info = EmbedderInfo(name="minilm", model=MODEL_NAME, dim=DIM)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -221,6 +232,8 @@ class MiniLMEmbedder:
                 self._token_cache.popitem(last=False)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        from lastword.embed.batching import checked_texts
+
         texts = checked_texts(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
@@ -242,6 +255,8 @@ class MiniLMEmbedder:
         """Contextual vectors of each text's word pieces: the forward pass that makes a sentence
         embedding, stopped before mean pooling. That pass's sentence vectors are remembered
         too, so embedding the same text next costs nothing."""
+        from lastword.embed.batching import checked_texts
+
         texts = checked_texts(texts)
         known, missing = self._recall(self._token_cache, texts)
         if missing:
@@ -251,4 +266,6 @@ class MiniLMEmbedder:
             known.update(tokens)
             self._remember(sentences, tokens)
         # Copies in float32: the cache keeps float16, and callers must not be able to alter it.
+        from lastword.embed.protocol import TokenVectors
+
         return [TokenVectors(known[t].tokens, known[t].vectors.astype(np.float32)) for t in texts]
