@@ -147,6 +147,16 @@ def test_batches_are_length_sorted_and_capped_in_texts_and_padded_tokens() -> No
     assert [lengths[i] for i in batches[0]] == [5, 7, 39]
 
 
+def test_unsorted_batches_keep_the_order_and_the_same_caps() -> None:
+    lengths = [90, 5, 300, 40, 41, 39, 256, 7]
+    batches = length_batches(lengths, max_texts=3, max_tokens=120, by_length=False)
+    assert [i for batch in batches for i in batch] == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) <= 3
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= 120
+    assert batches[:4] == [[0], [1], [2], [3, 4]]  # 2 x 90 and 2 x 300 pieces do not fit
+
+
 def test_the_export_runs_the_fused_graph() -> None:
     """Each of the six layers' attention, GELU and residual LayerNorms are single operators."""
     import json
@@ -166,3 +176,19 @@ def test_preload_creates_the_session_that_the_first_embedding_uses(minilm) -> No
     runtime = module._runtime
     vector = minilm.embed_queries(["vitamin D and bone density"])[0]
     assert module._runtime is runtime and abs(float(vector @ vector) - 1.0) < 1e-4
+
+
+def test_a_preload_with_another_thread_count_is_replaced_not_used(minilm) -> None:
+    """The CLI preloads on every core before it reads the settings; an embedder configured with
+    another thread count gets a session of its own, with the same vectors."""
+    from lastword.embed import minilm as module
+
+    module.preload().join(timeout=120)
+    everywhere = module._runtime
+    assert everywhere is not None and everywhere.threads == module.usable_cores()
+    other = module.usable_cores() + 1
+    one = MiniLMEmbedder(threads=other).embed_queries(["vitamin D and bone density"])[0]
+    assert module._runtime is not everywhere and module._runtime.threads == other
+    again = MiniLMEmbedder().embed_queries(["vitamin D and bone density"])[0]
+    assert module._runtime.threads == module.usable_cores()
+    assert float(one @ again) > 0.9999

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -64,6 +63,8 @@ def demo(
     ] = None,
 ) -> None:
     """Build a small demo corpus and show one grounded answer and two refusals. No keys needed."""
+    import tempfile
+
     from lastword.cli.render import render_answer
     from lastword.demo import DEMO_QUESTIONS, build_demo_index, demo_settings
     from lastword.pipeline import Pipeline

@@ -65,14 +65,47 @@ def _point_at_old_state(settings: Settings) -> None:
 state = State()
 
 
-def preload_embedder() -> None:
-    """Start loading MiniLM on another core while a command imports the pipeline (``ask``,
-    ``inspect``): the two overlap, and the first embedding waits for the load under a lock."""
-    settings = state.settings
-    if settings.embed.embedder == "minilm":
-        from lastword.embed.minilm import preload
+#: Commands that embed a question at once: ``main`` starts loading MiniLM before typer parses.
+EMBEDDING_COMMANDS = frozenset({"ask", "inspect"})
+_preloading = False
 
-        preload(settings.embed.threads)
+
+def command_named(argv: list[str]) -> str | None:
+    """The command in ``argv`` (the first word after the global options), None with --help
+    or --version, which run nothing."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help", "--version"):
+            return None
+        if word in ("-c", "--config"):
+            next(words, None)
+        elif not word.startswith("-"):
+            rest = list(words)
+            return None if ("-h" in rest or "--help" in rest) else word
+    return None
+
+
+def preload_embedder() -> None:
+    """Start loading MiniLM on another core as a command (``ask``, ``inspect``) begins, before
+    it reads its settings and imports the pipeline: the two overlap, and the first embedding
+    waits for the load under a lock. The load guesses the default embedder (MiniLM on every
+    usable core); an index or settings that want another embedder or thread count simply do not
+    use it (a background load wasted, nothing else)."""
+    global _preloading
+    if _preloading:
+        return
+    _preloading = True
+    import threading
+
+    def load() -> None:
+        try:
+            from lastword.embed.minilm import preload
+
+            preload()
+        except Exception:  # the command's own load reports any failure where the user sees it
+            return
+
+    threading.Thread(target=load, name="lastword-preload", daemon=True).start()
 
 
 def _version(value: bool) -> None:
@@ -112,6 +145,8 @@ def main() -> None:
     try:
         for argument in sys.argv[1:]:
             check_text(argument, "a command-line argument")
+        if command_named(sys.argv[1:]) in EMBEDDING_COMMANDS:
+            preload_embedder()  # overlaps typer's parsing and the pipeline's imports
         # Without standalone mode click returns the code of a typer.Exit instead of exiting.
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:

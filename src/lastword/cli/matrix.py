@@ -6,7 +6,6 @@ never printed. matrix-nio is an optional extra: ``pip install 'lastword[matrix]'
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import logging
 import re
@@ -71,6 +70,8 @@ def login(
         password = sys.stdin.readline().rstrip("\n")
     if not password:
         raise InputError("the password is empty; nothing was stored")
+    import asyncio
+
     from lastword.chat.platforms.matrix_state import CredentialStore
 
     response = asyncio.run(_login(homeserver.rstrip("/"), user, password, device_name))
@@ -109,12 +110,16 @@ def logout() -> None:
     if creds is None:
         console.print("not logged in.")
         return
+    import asyncio
+
     said = asyncio.run(_logout(creds))
     store.delete()
     console.print(f"logged out {creds.user_id} ({said}); stored credentials deleted.")
 
 
 async def _whoami(creds) -> str:
+    import asyncio
+
     from lastword.chat.platforms.matrix import _nio, make_client
 
     nio = _nio()
@@ -143,6 +148,8 @@ def status() -> None:
     console.print(f"homeserver: {creds.homeserver}")
     console.print(f"user: {creds.user_id}")
     console.print(f"logged in: {creds.logged_in_at:%Y-%m-%d %H:%M} UTC")
+    import asyncio
+
     console.print(f"check: {asyncio.run(_whoami(creds))}")
     if (_state_dir() / STATE_FILE).is_file():
         bot_state = BotState(_state_dir())
@@ -168,6 +175,8 @@ def run(
     ] = None,
 ) -> None:
     """Run the bot until stopped (Ctrl-C or SIGTERM): join allowed rooms, answer members."""
+    import asyncio
+
     from lastword.chat.assistant import Assistant
     from lastword.chat.platforms.matrix import MatrixBot, _nio
     from lastword.chat.platforms.matrix_state import BotState, CredentialStore
@@ -196,6 +205,8 @@ def run(
 
 
 async def _until_signal(work) -> None:
+    import asyncio
+
     task = asyncio.ensure_future(work)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

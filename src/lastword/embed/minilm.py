@@ -12,17 +12,22 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastword.embed.batching import checked_texts
 from lastword.embed.onnx_export import INPUTS, MAX_TOKENS, MODEL_NAME, ensure_exported
-from lastword.embed.protocol import EmbedderInfo, TokenVectors, normalise
 from lastword.errors import MissingExtraError
 from lastword.notices import say, slow
+
+if TYPE_CHECKING:
+    from lastword.embed.protocol import EmbedderInfo, TokenVectors
+
+# protocol (pydantic) and batching load inside the functions that use them, not at the top: the
+# CLI imports this module on another thread to start the ONNX session while its main thread
+# imports pydantic and the settings (cli.app.preload_embedder).
 
 DIM = 384
 #: Padded word pieces per forward pass. Small batches keep the activations in cache: on this
@@ -45,14 +50,21 @@ class _Runtime:
     """The ONNX session and the tokenizer: one per process (loading takes about a second, and
     ``InferenceSession.run`` is thread-safe)."""
 
-    def __init__(self, threads: int, onnx_model: Path | bytes | None = None) -> None:
+    def __init__(
+        self,
+        threads: int,
+        onnx_model: Path | bytes | None = None,
+        tune: Callable[[Any], None] | None = None,
+    ) -> None:
         """``onnx_model``: another export of the same graph (a path or its bytes: the bench's
-        int8 one); by default the checked export of the shipped weights."""
+        int8 ones); by default the checked export of the shipped weights. ``tune(options)``
+        may change the session options before the session is made (the bench's variants)."""
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise MissingExtraError(exc.name or "onnxruntime", "minilm") from exc
+        self.threads = threads
         exported = ensure_exported(announce=say)
         if onnx_model is None:
             onnx_model = exported.onnx_path
@@ -66,25 +78,30 @@ class _Runtime:
         # Threads sleep between operators instead of spinning: on a shared machine spinning
         # burns cores others need (measured ~8% more CPU per passage, slower wall time).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if tune is not None:
+            tune(options)
         self.session = ort.InferenceSession(onnx_model, options, providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(exported.tokenizer_path))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(MAX_TOKENS)
 
     def run(
-        self, texts: list[str], batch_size: int, want_tokens: bool
+        self, texts: list[str], batch_size: int, want_tokens: bool, by_length: bool = True
     ) -> tuple[np.ndarray, list[TokenVectors] | None]:
         """Unit sentence vectors for ``texts`` (in order) and, if asked, their unit word-piece
         vectors (special tokens left out) from the same forward pass.
 
         Texts run in batches of similar length, so little of each batch is padding, and of at
-        most ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded word pieces.
+        most ``batch_size`` texts and ``TOKENS_PER_BATCH`` padded word pieces (``by_length``
+        False: in the order given, as the bench's comparison).
         """
+        from lastword.embed.protocol import normalise
+
         encodings = self.tokenizer.encode_batch(texts, add_special_tokens=True)
         lengths = [len(encoding.ids) for encoding in encodings]
         sentences = np.zeros((len(texts), DIM), dtype=np.float32)
         tokens: list[TokenVectors | None] = [None] * len(texts)
-        for chosen in length_batches(lengths, batch_size, TOKENS_PER_BATCH):
+        for chosen in length_batches(lengths, batch_size, TOKENS_PER_BATCH, by_length):
             width = max(lengths[i] for i in chosen)
             ids = np.zeros((len(chosen), width), dtype=np.int64)
             mask = np.zeros_like(ids)
@@ -102,23 +119,33 @@ class _Runtime:
         return sentences, (tokens if want_tokens else None)  # type: ignore[return-value]
 
 
-def length_batches(lengths: list[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+def length_batches(
+    lengths: list[int], max_texts: int, max_tokens: int, by_length: bool = True
+) -> list[list[int]]:
     """Indices of texts grouped shortest first into batches of at most ``max_texts`` texts and
-    ``max_tokens`` padded tokens (a batch's width is its longest text; one text always fits)."""
+    ``max_tokens`` padded tokens (a batch's width is its longest text; one text always fits).
+    ``by_length`` False keeps the given order (more padding: the bench's comparison)."""
     batches: list[list[int]] = []
     current: list[int] = []
-    for i in sorted(range(len(lengths)), key=lengths.__getitem__):
-        # Sorted ascending, so this text is the widest of the batch it joins.
-        if current and (len(current) >= max_texts or (len(current) + 1) * lengths[i] > max_tokens):
+    width = 0
+    order = range(len(lengths))
+    if by_length:
+        order = sorted(order, key=lengths.__getitem__)
+    for i in order:
+        wider = max(width, lengths[i])
+        if current and (len(current) >= max_texts or (len(current) + 1) * wider > max_tokens):
             batches.append(current)
-            current = []
+            current, wider = [], lengths[i]
         current.append(i)
+        width = wider
     if current:
         batches.append(current)
     return batches
 
 
 def _word_pieces(encoding: Any, hidden: np.ndarray) -> TokenVectors:
+    from lastword.embed.protocol import TokenVectors, normalise
+
     keep = [i for i, special in enumerate(encoding.special_tokens_mask) if not special]
     vectors = normalise(hidden[keep]) if keep else np.zeros((0, DIM), dtype=np.float32)
     return TokenVectors(
@@ -127,19 +154,22 @@ def _word_pieces(encoding: Any, hidden: np.ndarray) -> TokenVectors:
 
 
 def _load_runtime(threads: int) -> _Runtime:
+    """The process's runtime with ``threads`` intra-op threads (another count, configured after
+    a preload guessed every core, replaces it)."""
     global _runtime
     with _runtime_lock:
-        if _runtime is None:
+        if _runtime is None or _runtime.threads != threads:
             with slow("loading the embedding model…"):
                 _runtime = _Runtime(threads)
         return _runtime
 
 
 def preload(threads: int = 0) -> threading.Thread:
-    """Start creating the ONNX Runtime session on another thread (a CLI command does this while
-    it imports the pipeline, so the two overlap on two cores). The first embedding call waits
-    for it under the same lock. A failure here is left for that call to raise: it loads again
-    and reports it where the user sees it."""
+    """Start creating the ONNX Runtime session on another thread (a CLI command does this before
+    it reads its settings and imports the pipeline, so the two overlap on two cores). The first
+    embedding call waits for it under the same lock, and uses it if it has the thread count
+    that call wants (0 here: every usable core, the default). A failure here is left for that
+    call to raise: it loads again and reports it where the user sees it."""
 
     def load() -> None:
         try:
@@ -170,6 +200,8 @@ class MiniLMEmbedder:
     ) -> None:
         self._batch_size = batch_size
         self._threads = threads or usable_cores()
+        from lastword.embed.protocol import EmbedderInfo
+
         self._info = EmbedderInfo(name="minilm", model=MODEL_NAME, dim=DIM)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -200,6 +232,8 @@ class MiniLMEmbedder:
                 self._token_cache.popitem(last=False)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        from lastword.embed.batching import checked_texts
+
         texts = checked_texts(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
@@ -221,6 +255,8 @@ class MiniLMEmbedder:
         """Contextual vectors of each text's word pieces: the forward pass that makes a sentence
         embedding, stopped before mean pooling. That pass's sentence vectors are remembered
         too, so embedding the same text next costs nothing."""
+        from lastword.embed.batching import checked_texts
+
         texts = checked_texts(texts)
         known, missing = self._recall(self._token_cache, texts)
         if missing:
@@ -230,4 +266,6 @@ class MiniLMEmbedder:
             known.update(tokens)
             self._remember(sentences, tokens)
         # Copies in float32: the cache keeps float16, and callers must not be able to alter it.
+        from lastword.embed.protocol import TokenVectors
+
         return [TokenVectors(known[t].tokens, known[t].vectors.astype(np.float32)) for t in texts]

@@ -34,7 +34,6 @@ import numpy as np
 
 from lastword.embed.protocol import Embedder, TokenEmbedder
 from lastword.evaluate import metrics
-from lastword.evaluate.datasets.titles import usable_title
 from lastword.gate.decide import Gate
 from lastword.gate.signals import DEPTH
 from lastword.retrieve import HybridTuning, Mode, retrieve
@@ -179,6 +178,9 @@ def synthetic_queries(
     rng.shuffle(documents)
     documents = documents[:limit]
     per_document = min(MAX_PER_DOCUMENT, max(1, math.ceil(limit / max(1, len(documents)))))
+    # here, not at the top: the eval-set package (pydantic models) is not on the ask path
+    from lastword.evaluate.datasets.titles import usable_title
+
     queries: list[SyntheticQuery] = []
     for i, document in enumerate(documents):
         own: list[SyntheticQuery] = []
