@@ -10,6 +10,11 @@ Three modes (``[retrieve] mode``):
 
 Whatever the order, every passage's ``score`` is its cosine similarity to the question: the
 number readers and the gate know. Each stage's time is reported.
+
+With ``context=True`` retrieval also keeps what the gate's corpus-relative signals read
+(``gate/transfer.py``): the dense cosines at ranks 9 to 50 (``background``) and the lexical top
+documents (``lexical_docs``), from the candidate lists it ran, or from one more search when the
+mode did not run that list.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from lastword.embed.protocol import Embedder
 from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion
 from lastword.result import Passage, RetrievedPassage
 from lastword.settings import RetrieveSettings
-from lastword.store.protocol import Store
+from lastword.store.protocol import Hit, Store
 
 Mode = Literal["hybrid", "dense", "lexical"]
 Fusion = Literal["rrf", "score"]
@@ -38,6 +43,14 @@ class Retrieval:
     retrieve_ms: float
     #: each stage's milliseconds: dense, lexical, fuse, rerank (those that ran)
     stages_ms: dict[str, float] = field(default_factory=dict)
+    #: with ``context``: the dense cosines at ranks 9 to 50 (the question's own background)
+    background: tuple[float, ...] | None = None
+    #: with ``context``: the lexical top documents, best first
+    lexical_docs: tuple[str, ...] | None = None
+
+
+#: dense ranks (1-based, inclusive) whose cosines are the question's background
+BACKGROUND = (9, 50)
 
 
 @dataclass(frozen=True)
@@ -88,8 +101,11 @@ def retrieve(
     mode: Mode = "dense",
     kinds: Collection[str] | None = None,
     tuning: HybridTuning | None = None,
+    context: bool = False,
 ) -> Retrieval:
     tuning = tuning or HybridTuning()
+    deep = max(k, BACKGROUND[1]) if context else k
+    lists: dict[str, list[Hit]] = {}
     # ``kinds`` reaches the store only when set: a store without passage kinds takes no filter.
     where = {"exclude_doc_ids": exclude_doc_ids, **({"kinds": kinds} if kinds is not None else {})}
     stages: dict[str, float] = {}
@@ -99,22 +115,33 @@ def retrieve(
     embedded = time.perf_counter()
 
     if mode == "lexical":
-        hits = store.search_lexical(question, k, **where)
+        hits = lists["lexical"] = store.search_lexical(question, deep, **where)
         stages["lexical"] = (time.perf_counter() - embedded) * 1000
+        hits = hits[:k]
         cosines = store.cosines(query, [h.passage.passage_id for h in hits])
         ranked = [(h.passage, cosines[h.passage.passage_id]) for h in hits]
     elif mode == "dense":
-        hits = store.search(query, k, **where)
+        hits = lists["dense"] = store.search(query, deep, **where)
         stages["dense"] = (time.perf_counter() - embedded) * 1000
-        ranked = [(h.passage, h.score) for h in hits]
+        ranked = [(h.passage, h.score) for h in hits[:k]]
     else:
-        ranked = _hybrid(question, query, store, k, where, tuning, stages)
+        ranked = _hybrid(question, query, store, k, where, tuning, stages, lists)
+    background = lexical_docs = None
+    if context:
+        ran = time.perf_counter()
+        dense = lists.get("dense") or store.search(query, BACKGROUND[1], **where)
+        lexical = lists.get("lexical") or store.search_lexical(question, BACKGROUND[1], **where)
+        background = tuple(h.score for h in dense[BACKGROUND[0] - 1 : BACKGROUND[1]])
+        lexical_docs = tuple(dict.fromkeys(h.passage.doc_id for h in lexical))
+        stages["context"] = (time.perf_counter() - ran) * 1000
     done = time.perf_counter()
     return Retrieval(
         passages=tuple(_passage(n, p, s) for n, (p, s) in enumerate(ranked, start=1)),
         embed_ms=(embedded - started) * 1000,
         retrieve_ms=(done - embedded) * 1000,
         stages_ms=stages,
+        background=background,
+        lexical_docs=lexical_docs,
     )
 
 
@@ -126,6 +153,7 @@ def _hybrid(
     where: dict,
     tuning: HybridTuning,
     stages: dict[str, float],
+    lists: dict[str, list[Hit]],
 ) -> list[tuple[Passage, float]]:
     clock = time.perf_counter()
 
@@ -135,9 +163,9 @@ def _hybrid(
         stages[stage] = (now - clock) * 1000
         clock = now
 
-    dense = store.search(query, tuning.candidates, **where)
+    dense = lists["dense"] = store.search(query, tuning.candidates, **where)
     lap("dense")
-    lexical = store.search_lexical(question, tuning.candidates, **where)
+    lexical = lists["lexical"] = store.search_lexical(question, tuning.candidates, **where)
     lap("lexical")
     passages = {h.passage.passage_id: h.passage for h in (*dense, *lexical)}
     cosines = {h.passage.passage_id: h.score for h in dense}

@@ -176,7 +176,9 @@ class ScopeSettings(Section):
 
 
 #: the signals a gate model can weigh (computed in gate/signals.py)
-GATE_FEATURES = ("top", "margin", "coverage", "maxsim")
+GATE_FEATURES = ("top", "margin", "coverage", "maxsim", "placed", "rare", "agreement")
+#: the signals that need more of the retrieval than its top passages (gate/transfer.py)
+CONTEXT_FEATURES = ("placed", "agreement")
 
 
 class GateModel(Section):
@@ -195,6 +197,21 @@ class GateModel(Section):
         0.0,
         description="Weight of the token-level match of the question in the top document's "
         "passages (needs an embedder with token vectors: minilm).",
+    )
+    placed: float = Field(
+        0.0,
+        description="Weight of the top cosine in standard deviations above the question's own "
+        "background (the dense ranks 9 to 50).",
+    )
+    rare: float = Field(
+        0.0,
+        description="Weight of the IDF-weighted share of the question's rare terms (in under 1% "
+        "of passages) in the top passage.",
+    )
+    agreement: float = Field(
+        0.0,
+        description="Weight of 1 / rank of the dense top document among the lexical (BM25) top "
+        "documents (0 when absent).",
     )
 
     def weighed(self) -> tuple[str, ...]:
