@@ -85,7 +85,8 @@ class Lists:
     def docs(self, pids: list[int]) -> list[str]:
         return documents_in_order(self.passages[p].doc_id for p in pids)
 
-    def rank(self, config: dict, candidates: int = 50) -> dict[str, list[str]]:
+    def rank(self, config: dict, candidates: int | None = None) -> dict[str, list[str]]:
+        candidates = candidates or config.get("candidates", 50)
         out = {}
         for qid, text, dense, lexical in self.items:
             if config["mode"] == "dense":
@@ -96,7 +97,7 @@ class Lists:
                 continue
             d, lex = dense[:candidates], lexical[:candidates]
             if config["fusion"] == "rrf":
-                fused = rrf([p for p, _ in d], [p for p, _ in lex])
+                fused = rrf([p for p, _ in d], [p for p, _ in lex], k=config.get("k", 60))
                 top = max(fused.values())
                 fused = {p: s / top for p, s in fused.items()}
             else:
@@ -131,20 +132,25 @@ def tune(train: Lists, qrels) -> tuple[dict, dict]:
     def ndcg(config):
         return score_rankings(train.rank(config), qrels, (10,)).ndcg_at_10
 
-    fusions = [{"mode": "hybrid", "fusion": "rrf"}] + [
-        {"mode": "hybrid", "fusion": "score", "w": w} for w in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+    fusions = [{"mode": "hybrid", "fusion": "rrf", "k": k} for k in (10, 30, 60, 100)] + [
+        {"mode": "hybrid", "fusion": "score", "w": w, "candidates": c}
+        for w in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+        for c in (30, 50, 100)
     ]
     results = [(ndcg(c), c) for c in fusions]
     for value, config in results:
         print(f"  train {config}: nDCG@10 {value:.4f}")
     best_fusion = max((r for r in results if r[1]["fusion"] == "score"), key=lambda r: r[0])[1]
+    best_rrf = max((r for r in results if r[1]["fusion"] == "rrf"), key=lambda r: r[0])[1]
     grid = []
-    for cov, prox, depth in itertools.product((0.1, 0.2, 0.3, 0.5), (0.0, 0.05, 0.1), (30, 50)):
+    for cov, prox, depth in itertools.product(
+        (0.0, 0.1, 0.2, 0.3, 0.5), (0.0, 0.05, 0.1), (30, 40, 50)
+    ):
         config = {**best_fusion, "rerank": RerankWeights(cov, prox), "depth": depth}
         grid.append((ndcg(config), config))
     value, best_rerank = max(grid, key=lambda r: r[0])
     print(f"  train best re-rank {best_rerank}: nDCG@10 {value:.4f}")
-    return best_fusion, best_rerank
+    return best_rrf, best_fusion, best_rerank
 
 
 def product_ndcg(store, embedder, claims, qrels, tuning: HybridTuning) -> float:
@@ -333,16 +339,16 @@ def main() -> int:
         seconds = time.perf_counter() - started
         print(f"candidate lists, {len(train_claims)} + {len(dev_claims)} claims: {seconds:.0f}s")
         print(f"SciFact train ({len(train_qrels)} claims): tuning")
-        fusion, reranked = tune(train, train_qrels)
+        best_rrf, fusion, reranked = tune(train, train_qrels)
         print(f"SciFact dev ({len(dev_qrels)} claims, BEIR test set), knobs from train:")
         line("dense (MiniLM cosine)", dev, dev_qrels, {"mode": "dense"})
         line("lexical (FTS5 BM25)", dev, dev_qrels, {"mode": "lexical"})
-        line("fused: RRF", dev, dev_qrels, {"mode": "hybrid", "fusion": "rrf"})
-        line(f"fused: score, w={fusion['w']}", dev, dev_qrels, fusion)
+        line(f"fused: RRF, k={best_rrf['k']}", dev, dev_qrels, best_rrf)
+        line(f"fused: score, w={fusion['w']}, {fusion['candidates']} each", dev, dev_qrels, fusion)
         line("re-ranked (coverage, proximity)", dev, dev_qrels, reranked)
         print(f"  (recall@100 from {DEEP}-deep candidate lists; nDCG@10 and MRR from 50-deep)")
         tuning = HybridTuning(
-            candidates=50,
+            candidates=reranked.get("candidates", 50),
             fusion="score",
             lexical_weight=fusion["w"],
             rerank_depth=reranked["depth"],

@@ -4,9 +4,10 @@ Three modes (``[retrieve] mode``):
 
 - ``dense`` (the default): cosine similarity of MiniLM (or the index's embedder) sentence vectors;
 - ``lexical``: BM25 over the lexical index in the same SQLite file (``store/lexical.py``);
-- ``hybrid``: the top ``candidates`` of each, fused (``rank.py``: reciprocal-rank
-  fusion or a calibrated score fusion), then the fused head re-ranked with local signals (term
-  coverage, proximity).
+- ``hybrid``: the top ``candidates`` of each, fused (``rank.py``: standard scores over the
+  pooled candidates by default, or min-max score fusion, or reciprocal-rank fusion), then the
+  fused head re-ranked with local signals (term coverage, proximity). On SciFact (BEIR, dev
+  claims) nDCG@10 0.751 against 0.643 dense and 0.688 lexical; docs/retrieval.md.
 
 Whatever the order, every passage's ``score`` is its cosine similarity to the question: the
 number readers and the gate know. Each stage's time is reported.
@@ -27,13 +28,13 @@ from typing import Literal
 import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion
+from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_fusion
 from lastword.result import Passage, RetrievedPassage
 from lastword.settings import RetrieveSettings
 from lastword.store.protocol import Hit, Store
 
 Mode = Literal["hybrid", "dense", "lexical"]
-Fusion = Literal["rrf", "score"]
+Fusion = Literal["zscore", "rrf", "score"]
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,8 @@ BACKGROUND = (9, 50)
 class HybridTuning:
     """The hybrid ranking's knobs; defaults chosen on SciFact train claims (bench/retrieval.py)."""
 
-    candidates: int = 50
-    fusion: Fusion = "score"
+    candidates: int = 100
+    fusion: Fusion = "zscore"
     lexical_weight: float = 0.5
     rerank_depth: int = 40
     rerank: RerankWeights = field(default_factory=RerankWeights)
@@ -169,7 +170,13 @@ def _hybrid(
     lap("lexical")
     passages = {h.passage.passage_id: h.passage for h in (*dense, *lexical)}
     cosines = {h.passage.passage_id: h.score for h in dense}
-    if tuning.fusion == "rrf":
+    if tuning.fusion == "zscore":
+        # Standard scores need every candidate's cosine: fetch the lexical-only ones now.
+        missing = [pid for pid in passages if pid not in cosines]
+        cosines.update(store.cosines(query, missing))
+        bm25 = {h.passage.passage_id: h.score for h in lexical}
+        fused = zscore_fusion(cosines, bm25, tuning.lexical_weight)
+    elif tuning.fusion == "rrf":
         fused = rrf([h.passage.passage_id for h in dense], [h.passage.passage_id for h in lexical])
         top = max(fused.values(), default=1.0)
         fused = {pid: score / top for pid, score in fused.items()}

@@ -141,12 +141,13 @@ class RetrieveSettings(Section):
         "embedding cosine only; lexical: BM25 only.",
     )
     candidates: int = Field(
-        50, ge=1, le=1000, description="Hybrid: candidates taken from each of dense and lexical."
+        100, ge=1, le=1000, description="Hybrid: candidates taken from each of dense and lexical."
     )
-    fusion: Literal["score", "rrf"] = Field(
-        "score",
-        description="Hybrid: score (each list's scores rescaled over the list, weighted sum) or "
-        "rrf (reciprocal-rank fusion).",
+    fusion: Literal["zscore", "score", "rrf"] = Field(
+        "zscore",
+        description="Hybrid: zscore (each list's scores as standard scores over the pooled "
+        "candidates, weighted sum), score (each list rescaled min-max, weighted sum) or rrf "
+        "(reciprocal-rank fusion).",
     )
     lexical_weight: float = Field(
         0.5, ge=0.0, le=1.0, description="Hybrid score fusion: the weight of the BM25 list."
