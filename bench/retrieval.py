@@ -44,7 +44,7 @@ from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
 from lastword.evaluate.datasets.scifact import corpus_record as scifact_record
 from lastword.evaluate.retrieval import documents_in_order, score_rankings
 from lastword.ingest import ingest_paths
-from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion
+from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_fusion
 from lastword.retrieve import HybridTuning, retrieve, tuning_from
 from lastword.settings import IngestSettings, RetrieveSettings
 from lastword.store.local import LocalStore
@@ -73,21 +73,25 @@ class Lists:
             lexical = store.search_lexical(claim["claim"], DEEP)
             for hit in (*dense, *lexical):
                 self.passages[hit.passage.passage_id] = hit.passage
+            cosines = {h.passage.passage_id: h.score for h in dense}
+            cosines.update(store.cosines(vector, [h.passage.passage_id for h in lexical]))
             self.items.append(
                 (
                     str(claim["id"]),
                     claim["claim"],
                     [(h.passage.passage_id, h.score) for h in dense],
                     [(h.passage.passage_id, h.score) for h in lexical],
+                    cosines,
                 )
             )
 
     def docs(self, pids: list[int]) -> list[str]:
         return documents_in_order(self.passages[p].doc_id for p in pids)
 
-    def rank(self, config: dict, candidates: int = 50) -> dict[str, list[str]]:
+    def rank(self, config: dict, candidates: int | None = None) -> dict[str, list[str]]:
+        candidates = candidates or config.get("candidates", 50)
         out = {}
-        for qid, text, dense, lexical in self.items:
+        for qid, text, dense, lexical, cosines in self.items:
             if config["mode"] == "dense":
                 out[qid] = self.docs([p for p, _ in dense])
                 continue
@@ -95,8 +99,11 @@ class Lists:
                 out[qid] = self.docs([p for p, _ in lexical])
                 continue
             d, lex = dense[:candidates], lexical[:candidates]
-            if config["fusion"] == "rrf":
-                fused = rrf([p for p, _ in d], [p for p, _ in lex])
+            if config["fusion"] == "zscore":
+                pool = {p: cosines[p] for p, _ in (*d, *lex)}
+                fused = zscore_fusion(pool, dict(lex), config["w"])
+            elif config["fusion"] == "rrf":
+                fused = rrf([p for p, _ in d], [p for p, _ in lex], k=config.get("k", 60))
                 top = max(fused.values())
                 fused = {p: s / top for p, s in fused.items()}
             else:
@@ -125,26 +132,33 @@ def line(name: str, lists: Lists, qrels, config: dict) -> float:
     return scores.ndcg_at_10
 
 
-def tune(train: Lists, qrels) -> tuple[dict, dict]:
-    """The best score-fusion weight (or RRF), then the best re-ranker on top of it: train only."""
+def tune(train: Lists, qrels) -> tuple[dict, dict, dict]:
+    """The best RRF k; the best fusion (min-max or z-score), weight and candidate depth; then the
+    best re-ranker on top of it: train claims only."""
 
     def ndcg(config):
         return score_rankings(train.rank(config), qrels, (10,)).ndcg_at_10
 
-    fusions = [{"mode": "hybrid", "fusion": "rrf"}] + [
-        {"mode": "hybrid", "fusion": "score", "w": w} for w in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+    fusions = [{"mode": "hybrid", "fusion": "rrf", "k": k} for k in (5, 10, 30, 60, 100)] + [
+        {"mode": "hybrid", "fusion": fusion, "w": w, "candidates": c}
+        for fusion in ("score", "zscore")
+        for w in (0.3, 0.4, 0.5, 0.6, 0.7)
+        for c in (30, 50, 100)
     ]
     results = [(ndcg(c), c) for c in fusions]
     for value, config in results:
         print(f"  train {config}: nDCG@10 {value:.4f}")
-    best_fusion = max((r for r in results if r[1]["fusion"] == "score"), key=lambda r: r[0])[1]
+    best_fusion = max((r for r in results if r[1]["fusion"] != "rrf"), key=lambda r: r[0])[1]
+    best_rrf = max((r for r in results if r[1]["fusion"] == "rrf"), key=lambda r: r[0])[1]
     grid = []
-    for cov, prox, depth in itertools.product((0.1, 0.2, 0.3, 0.5), (0.0, 0.05, 0.1), (30, 50)):
+    for cov, prox, depth in itertools.product(
+        (0.0, 0.1, 0.2, 0.3, 0.5), (0.0, 0.05, 0.1), (30, 40, 50)
+    ):
         config = {**best_fusion, "rerank": RerankWeights(cov, prox), "depth": depth}
         grid.append((ndcg(config), config))
     value, best_rerank = max(grid, key=lambda r: r[0])
     print(f"  train best re-rank {best_rerank}: nDCG@10 {value:.4f}")
-    return best_fusion, best_rerank
+    return best_rrf, best_fusion, best_rerank
 
 
 def product_ndcg(store, embedder, claims, qrels, tuning: HybridTuning) -> float:
@@ -283,13 +297,19 @@ def subset(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
         line("dense (MiniLM cosine)", dev, qrels, {"mode": "dense"})
         line("lexical (FTS5 BM25)", dev, qrels, {"mode": "lexical"})
         line("fused: RRF", dev, qrels, {"mode": "hybrid", "fusion": "rrf"})
-        shipped = {"mode": "hybrid", "fusion": "score", "w": defaults.lexical_weight}
-        line(f"fused: score, w={defaults.lexical_weight} (shipped)", dev, qrels, shipped)
+        shipped = {
+            "mode": "hybrid",
+            "fusion": defaults.fusion,
+            "w": defaults.lexical_weight,
+            "candidates": defaults.candidates,
+        }
+        label = f"fused: {defaults.fusion}, w={defaults.lexical_weight} (shipped)"
+        line(label, dev, qrels, shipped)
         reranked = {**shipped, "rerank": defaults.rerank, "depth": defaults.rerank_depth}
         line("re-ranked (shipped)", dev, qrels, reranked)
         print("  for reference only (chosen on nothing, read on dev):")
         for w in (0.3, 0.4, 0.6, 0.7):
-            line(f"fused: score, w={w}", dev, qrels, {**shipped, "w": w})
+            line(f"fused: {defaults.fusion}, w={w}", dev, qrels, {**shipped, "w": w})
         ndcg = product_ndcg(store, embedder, dev_claims, qrels, defaults)
         print(f"  the product's retrieve() with the shipped settings: nDCG@10 {ndcg:.4f}")
     print("PubMedQA test half (500 questions, 1,000 abstracts):")
@@ -333,17 +353,18 @@ def main() -> int:
         seconds = time.perf_counter() - started
         print(f"candidate lists, {len(train_claims)} + {len(dev_claims)} claims: {seconds:.0f}s")
         print(f"SciFact train ({len(train_qrels)} claims): tuning")
-        fusion, reranked = tune(train, train_qrels)
+        best_rrf, fusion, reranked = tune(train, train_qrels)
         print(f"SciFact dev ({len(dev_qrels)} claims, BEIR test set), knobs from train:")
         line("dense (MiniLM cosine)", dev, dev_qrels, {"mode": "dense"})
         line("lexical (FTS5 BM25)", dev, dev_qrels, {"mode": "lexical"})
-        line("fused: RRF", dev, dev_qrels, {"mode": "hybrid", "fusion": "rrf"})
-        line(f"fused: score, w={fusion['w']}", dev, dev_qrels, fusion)
+        line(f"fused: RRF, k={best_rrf['k']}", dev, dev_qrels, best_rrf)
+        name = f"fused: {fusion['fusion']}, w={fusion['w']}, {fusion['candidates']} each"
+        line(name, dev, dev_qrels, fusion)
         line("re-ranked (coverage, proximity)", dev, dev_qrels, reranked)
         print(f"  (recall@100 from {DEEP}-deep candidate lists; nDCG@10 and MRR from 50-deep)")
         tuning = HybridTuning(
-            candidates=50,
-            fusion="score",
+            candidates=reranked.get("candidates", 50),
+            fusion=reranked["fusion"],
             lexical_weight=fusion["w"],
             rerank_depth=reranked["depth"],
             rerank=reranked["rerank"],

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from lastword.rank import RerankWeights, TermWeights, proximity, rerank, rrf, score_fusion
+from lastword.rank import (
+    RerankWeights,
+    TermWeights,
+    proximity,
+    rerank,
+    rrf,
+    score_fusion,
+    zscore_fusion,
+)
 from lastword.retrieve import HybridTuning, retrieve, tuning_from
 from lastword.settings import RetrieveSettings
 from lastword.store.local import LocalStore
@@ -18,6 +26,19 @@ def test_rrf_and_score_fusion_by_hand():
     mixed = score_fusion({1: 0.9, 2: 0.5}, {2: 12.0, 3: 4.0}, lexical_weight=0.5)
     assert mixed == {1: pytest.approx(0.5), 2: pytest.approx(0.5), 3: pytest.approx(0.0)}
     assert score_fusion({1: 0.9, 2: 0.5}, {2: 12.0, 3: 4.0}, 0.0)[1] == pytest.approx(1.0)
+
+
+def test_zscore_fusion_by_hand():
+    # cosines 0.9/0.5/0.7: standard scores 1.2247/-1.2247/0; BM25 12/0 (not returned)/6 likewise
+    fused = zscore_fusion({1: 0.9, 2: 0.5, 3: 0.7}, {1: 12.0, 3: 6.0}, lexical_weight=0.5)
+    assert fused[1] == pytest.approx(1.224745, abs=1e-5)
+    assert fused[2] == pytest.approx(-1.224745, abs=1e-5)
+    assert fused[3] == pytest.approx(0.0, abs=1e-9)
+    # the weight moves the order: all lexical puts 1 (the only BM25 match) above 2, all dense below
+    assert zscore_fusion({1: 0.5, 2: 0.9}, {1: 10.0}, 1.0)[1] > 0
+    assert zscore_fusion({1: 0.5, 2: 0.9}, {1: 10.0}, 0.0)[1] < 0
+    assert zscore_fusion({1: 0.5}, {}, 0.5) == {1: 0.0}
+    assert zscore_fusion({}, {}, 0.5) == {}
 
 
 def test_proximity_and_rerank_by_hand():

@@ -132,9 +132,10 @@ class Pipeline:
             mode=self.settings.retrieve.mode,
             kinds=self.settings.retrieve.evidence_kinds,
             tuning=self.retrieve_tuning,
+            context=self.gate.needs_context,
         )
         # 4. The retrieval gate, on the ranking retrieval produced.
-        decision = self.gate.run(question, found.passages)
+        decision = self.gate.run(question, found.passages, found)
         return Result(
             question=question,
             status=Status.RETRIEVED,

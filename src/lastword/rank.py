@@ -3,6 +3,10 @@
 - ``rrf``: reciprocal-rank fusion (Cormack et al. 2009), sum of 1 / (60 + rank) per list.
 - ``score_fusion``: each list's scores placed against that list's own spread (the top score
   maps to 1, the list's last to 0), then a weighted sum: a calibrated score fusion.
+- ``zscore_fusion``: each list's scores as standard scores over the pooled candidates (a
+  passage's cosine is known for every candidate; BM25 is 0 for a candidate the lexical list did
+  not return), then a weighted sum: each list's scale is set by its whole spread over the same
+  pool, not by its two extremes. Best on SciFact train (bench/retrieval.py).
 - ``rerank``: the fused order's head re-scored with local signals no index stores: the
   IDF-weighted share of the question's terms the passage (with its title) contains, and how
   close together they stand (proximity: the shortest window holding every matched term).
@@ -44,6 +48,23 @@ def score_fusion(
         pid: (1 - lexical_weight) * d.get(pid, 0.0) + lexical_weight * lex.get(pid, 0.0)
         for pid in d.keys() | lex.keys()
     }
+
+
+def _standard(values: Mapping[int, float]) -> dict[int, float]:
+    if not values:
+        return {}
+    mean = sum(values.values()) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values.values()) / len(values)) ** 0.5
+    return {pid: (v - mean) / spread if spread > 0 else 0.0 for pid, v in values.items()}
+
+
+def zscore_fusion(
+    cosines: Mapping[int, float], lexical: Mapping[int, float], lexical_weight: float
+) -> dict[int, float]:
+    """Weighted sum of standard scores over the pool (``cosines``: every pooled candidate)."""
+    d = _standard(cosines)
+    lex = _standard({pid: lexical.get(pid, 0.0) for pid in cosines})
+    return {pid: (1 - lexical_weight) * d[pid] + lexical_weight * lex[pid] for pid in cosines}
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,15 @@ class GateSignals(Frozen):
         description="Mean best token cosine of the question's words in the top document's "
         "passages (only when the gate model uses it).",
     )
+    placed: float | None = Field(
+        None, description="Top score in standard deviations above the dense ranks 9 to 50."
+    )
+    rare: float | None = Field(
+        None, description="IDF-weighted share of the question's rare terms in the top passage."
+    )
+    agreement: float | None = Field(
+        None, description="1 / rank of the top document among the lexical top documents."
+    )
     score: float = Field(
         None,  # type: ignore[assignment]  # filled from top_score below when absent
         description="The gate score the band is read from (the top score unless combined).",

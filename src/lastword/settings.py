@@ -166,12 +166,13 @@ class RetrieveSettings(Section):
         "embedding cosine only; lexical: BM25 only.",
     )
     candidates: int = Field(
-        50, ge=1, le=1000, description="Hybrid: candidates taken from each of dense and lexical."
+        100, ge=1, le=1000, description="Hybrid: candidates taken from each of dense and lexical."
     )
-    fusion: Literal["score", "rrf"] = Field(
-        "score",
-        description="Hybrid: score (each list's scores rescaled over the list, weighted sum) or "
-        "rrf (reciprocal-rank fusion).",
+    fusion: Literal["zscore", "score", "rrf"] = Field(
+        "zscore",
+        description="Hybrid: zscore (each list's scores as standard scores over the pooled "
+        "candidates, weighted sum), score (each list rescaled min-max, weighted sum) or rrf "
+        "(reciprocal-rank fusion).",
     )
     lexical_weight: float = Field(
         0.5, ge=0.0, le=1.0, description="Hybrid score fusion: the weight of the BM25 list."
@@ -201,7 +202,9 @@ class ScopeSettings(Section):
 
 
 #: the signals a gate model can weigh (computed in gate/signals.py)
-GATE_FEATURES = ("top", "margin", "coverage", "maxsim")
+GATE_FEATURES = ("top", "margin", "coverage", "maxsim", "placed", "rare", "agreement")
+#: the signals that need more of the retrieval than its top passages (gate/transfer.py)
+CONTEXT_FEATURES = ("placed", "agreement")
 
 
 class GateModel(Section):
@@ -220,6 +223,21 @@ class GateModel(Section):
         0.0,
         description="Weight of the token-level match of the question in the top document's "
         "passages (needs an embedder with token vectors: minilm).",
+    )
+    placed: float = Field(
+        0.0,
+        description="Weight of the top cosine in standard deviations above the question's own "
+        "background (the dense ranks 9 to 50).",
+    )
+    rare: float = Field(
+        0.0,
+        description="Weight of the IDF-weighted share of the question's rare terms (in under 1% "
+        "of passages) in the top passage.",
+    )
+    agreement: float = Field(
+        0.0,
+        description="Weight of 1 / rank of the dense top document among the lexical (BM25) top "
+        "documents (0 when absent).",
     )
 
     def weighed(self) -> tuple[str, ...]:

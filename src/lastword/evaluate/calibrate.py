@@ -44,7 +44,15 @@ def score_of(item: ItemRecord, column: str) -> float | None:
 
 
 #: the gate model's signal names and where a result records each
-SIGNAL_FIELDS = {"top": "top_score", "margin": "margin", "coverage": "coverage", "maxsim": "maxsim"}
+SIGNAL_FIELDS = {
+    "top": "top_score",
+    "margin": "margin",
+    "coverage": "coverage",
+    "maxsim": "maxsim",
+    "placed": "placed",
+    "rare": "rare",
+    "agreement": "agreement",
+}
 
 
 def recorded_signals(item: ItemRecord) -> dict[str, float]:

@@ -4,7 +4,9 @@
 ``GateDecision``: the signals (``gate/signals.py``), the band they fall in (``gate/bands.py``)
 and the time it took. What the gate reads beyond the ranking it fetches itself: the top
 document's text and the corpus lexicon from the store, and token vectors for MaxSim from the
-embedder (``gate/late_interaction.py``), only when the gate model weighs it.
+embedder (``gate/late_interaction.py``), only when the gate model weighs it. The
+corpus-relative signals (``gate/transfer.py``) read what retrieval kept when asked
+(``needs_context``: pass ``retrieve(..., context=True)``'s ``Retrieval`` to ``run``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from lastword.gate.bands import band_for
 from lastword.gate.late_interaction import maxsim
 from lastword.gate.signals import DEPTH, gate_signals
 from lastword.result import Band, GateSignals, RetrievedPassage
-from lastword.settings import Thresholds
+from lastword.retrieve import Retrieval
+from lastword.settings import CONTEXT_FEATURES, Thresholds
 from lastword.store.protocol import Store
 
 
@@ -43,6 +46,12 @@ class Gate:
         self.thresholds = thresholds
         self.store = store
         self.token_embedder = self._token_embedder(embedder, embedder_name)
+
+    @property
+    def needs_context(self) -> bool:
+        """Whether the model weighs a signal that needs ``retrieve(..., context=True)``."""
+        model = self.thresholds.model
+        return model is not None and any(name in model.weighed() for name in CONTEXT_FEATURES)
 
     def _token_embedder(self, embedder: Embedder, name: str) -> TokenEmbedder | None:
         """The embedder, when the gate model weighs the token-level signal; else None."""
@@ -77,8 +86,17 @@ class Gate:
         vectors = self.token_embedder.embed_tokens([question, *texts])
         return maxsim(vectors[0], vectors[1:])
 
-    def run(self, question: str, ranking: Sequence[RetrievedPassage]) -> GateDecision:
-        """Signals and band for ``ranking`` (best first, at least ``DEPTH`` deep when it can)."""
+    def run(
+        self,
+        question: str,
+        ranking: Sequence[RetrievedPassage],
+        retrieval: Retrieval | None = None,
+    ) -> GateDecision:
+        """Signals and band for ``ranking`` (best first, at least ``DEPTH`` deep when it can).
+
+        ``retrieval``: what retrieval kept beyond the ranking (``context=True``), for the
+        corpus-relative signals; without it those signals are not computed.
+        """
         started = time.perf_counter()
         top_text = self.store.document_text(ranking[0].doc_id) if ranking else ""
         signals = gate_signals(
@@ -88,6 +106,8 @@ class Gate:
             self.store.lexicon(),
             top_text,
             maxsim=self._maxsim(question, ranking),
+            background=retrieval.background if retrieval else None,
+            lexical_docs=retrieval.lexical_docs if retrieval else None,
         )
         band = band_for(signals.score, self.thresholds) if ranking else Band.WEAK
         return GateDecision(signals, band, (time.perf_counter() - started) * 1000)

@@ -9,6 +9,11 @@
 - ``maxsim``: how well each of the question's word pieces is matched, token by token, in the
   top document's retrieved passages (see ``gate/late_interaction.py``). Only for embedders
   that expose token vectors, and only computed when the gate model weighs it.
+- ``placed``, ``rare``, ``agreement``: signals placed against the corpus and the question
+  themselves, so they keep their meaning on a corpus the model was not fitted on (see
+  ``gate/transfer.py``). ``placed`` and ``agreement`` read more of the retrieval than its top
+  passages (the dense background, the lexical top documents), given only when the model
+  weighs them.
 
 With a ``GateModel`` for the embedder the gate score is a logistic combination of these;
 without, it is the top cosine score. Calibration: docs/calibration.md.
@@ -20,6 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from lastword.gate.lexical import coverage, idf, terms
+from lastword.gate.transfer import agreement, placed, rare_cut, rare_share
 from lastword.result import GateSignals, RetrievedPassage
 from lastword.settings import GateModel, Thresholds
 
@@ -40,7 +46,11 @@ def gate_signals(
     lexicon: tuple[int, Mapping[str, int]],
     top_document_text: str,
     maxsim: float | None = None,
+    background: Sequence[float] | None = None,
+    lexical_docs: Sequence[str] | None = None,
 ) -> GateSignals:
+    """``background``: the dense cosines at ranks 9 to 50; ``lexical_docs``: the lexical top
+    documents, best first. Each is None when retrieval did not gather it."""
     scores = [p.score for p in passages[:DEPTH]]
     top = scores[0] if scores else 0.0
     margin = top - scores[-1] if len(scores) > 1 else 0.0
@@ -48,16 +58,33 @@ def gate_signals(
     total, counts = lexicon
     weights = {t: idf(counts, total, t) for t in question_terms}
     cover = coverage(question_terms, weights, terms(top_document_text)) if scores else 0.0
+    top_passage = f"{passages[0].title}\n{passages[0].text}" if scores else ""
+    rare = rare_share(weights, rare_cut(total), terms(top_passage)) if scores else 0.0
+    place = None if background is None else placed(top, background)
+    agree = None
+    if lexical_docs is not None:
+        agree = agreement(passages[0].doc_id, lexical_docs) if scores else 0.0
     model = thresholds.model
-    if model and "maxsim" in model.weighed() and maxsim is None and scores:
-        raise ValueError("the gate model weighs maxsim, but no maxsim signal was computed")
-    features = {"top": top, "margin": margin, "coverage": cover, "maxsim": maxsim or 0.0}
+    given = {"maxsim": maxsim, "placed": place, "agreement": agree}
+    for name, value in given.items():
+        if model and name in model.weighed() and value is None and scores:
+            raise ValueError(f"the gate model weighs {name}, but no {name} signal was computed")
+    features = {
+        "top": top,
+        "margin": margin,
+        "coverage": cover,
+        "rare": rare,
+        **{name: value or 0.0 for name, value in given.items()},
+    }
     score = combined_score(model, features) if model and scores else top
     return GateSignals(
         top_score=top,
         margin=margin,
         coverage=round(cover, 6),
         maxsim=None if maxsim is None else round(maxsim, 6),
+        placed=None if place is None else round(place, 6),
+        rare=round(rare, 6),
+        agreement=None if agree is None else round(agree, 6),
         score=round(score, 6),
         signal="combined" if model else "cosine",
         strong=thresholds.strong,
