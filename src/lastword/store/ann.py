@@ -15,7 +15,6 @@ them exactly against the matrix, so scores are the exact cosines of the passages
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from lastword.errors import ConfigError
-from lastword.store.files import TMP_PREFIX
+from lastword.store.files import written_whole
 
 GRAPH_PATTERN = re.compile(r"^hnsw-(\d+)\.bin$")
 #: rebuild the graph from nothing once this share of its entries are deleted passages
@@ -96,19 +95,8 @@ def build_graph(
 
 def save_graph(graph, path: Path) -> None:
     """Write the graph to ``path`` whole or not at all."""
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
-    try:
+    with written_whole(path) as tmp:
         graph.save_index(str(tmp))
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
 
 
 def load_graph(path: Path, dim: int, ef_search: int):

@@ -7,8 +7,10 @@ which the next writer removes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,26 @@ def write_atomically(path: Path, payload: np.ndarray | dict[str, Any]) -> None:
             np.save(handle, payload)
         else:
             handle.write(json.dumps(payload, separators=(",", ":")).encode())
+
+
+@contextlib.contextmanager
+def written_whole(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` for a writer that needs a file name (hnswlib, a memory
+    map): once the block has written it, it is fsynced and renamed to ``path``; on any error
+    it is removed, so ``path`` is whole or untouched."""
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
+    try:
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
 
 
 def fsync_directory(directory: Path) -> None:

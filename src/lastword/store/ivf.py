@@ -21,8 +21,6 @@ the ``.npz`` last, tagged with the generation, and a reader that finds none sear
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lastword.store.files import TMP_PREFIX
+from lastword.store.files import written_whole
 
 FILE_PATTERN = re.compile(r"^ivf-(\d+)\.npz$")
 #: train the lists afresh once the untrained tail (or the passages removed) passes this share
@@ -145,24 +143,15 @@ def build(
     offsets = np.searchsorted(labels, np.arange(len(centroids) + 1)).astype(np.int64)
     vectors_path, lists_path = paths(directory, generation)
     _write_sorted(vectors_path, matrix, rows)
-    tmp = vectors_path.with_name(f"{TMP_PREFIX}{lists_path.name}.{os.getpid()}")
-    try:
-        with open(tmp, "wb") as handle:
-            np.savez(
-                handle,
-                centroids=centroids,
-                rows=rows,
-                offsets=offsets,
-                trained_on=np.int64(trained_on),
-                passages=np.int64(n),
-            )
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, lists_path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
+    with written_whole(lists_path) as tmp, open(tmp, "wb") as handle:
+        np.savez(
+            handle,
+            centroids=centroids,
+            rows=rows,
+            offsets=offsets,
+            trained_on=np.int64(trained_on),
+            passages=np.int64(n),
+        )
 
 
 def _carry_over(directory: Path, old: tuple[int, np.ndarray], ids: np.ndarray):
@@ -189,8 +178,7 @@ def _carry_over(directory: Path, old: tuple[int, np.ndarray], ids: np.ndarray):
 
 def _write_sorted(path: Path, matrix: np.ndarray, rows: np.ndarray) -> None:
     """The matrix rows ``rows`` in that order, as one .npy, whole or not at all."""
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
-    try:
+    with written_whole(path) as tmp:
         out = np.lib.format.open_memmap(
             tmp, mode="w+", dtype=np.float32, shape=(len(rows), matrix.shape[1])
         )
@@ -199,16 +187,6 @@ def _write_sorted(path: Path, matrix: np.ndarray, rows: np.ndarray) -> None:
             out[start : start + len(chunk)] = matrix[chunk]
         out.flush()
         del out
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
 
 
 # --------------------------------------------------------------------------- reading
