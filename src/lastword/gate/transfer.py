@@ -6,7 +6,8 @@ one. Each signal here is placed against something the same corpus and the same q
 provide, so its scale does not move with the corpus:
 
 - ``placed``: the top cosine as standard deviations above the question's own background, the
-  cosines of the dense ranks just below what the gate reads (``BACKGROUND``: ranks 9 to 50).
+  cosines of the dense ranks just below what the gate reads (``retrieve.BACKGROUND``: ranks 9
+  to 50, kept by ``retrieve(..., context=True)``).
   Excluding a question's paper drops the top score; it barely moves that background.
 - ``rare_share``: the IDF-weighted share of the question's *rare* terms (found in under
   ``RARE_DF`` of the passages) that the top passage (with its title) contains. A neighbour in
@@ -21,8 +22,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-#: dense ranks whose cosines make the question's background (1-based, inclusive)
-BACKGROUND = (9, 50)
 #: a term found in fewer than this share of the passages is rare
 RARE_DF = 0.01
 #: lexical documents the agreement signal looks through
