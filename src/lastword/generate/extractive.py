@@ -186,13 +186,24 @@ class ExtractiveGenerator:
             for i in np.argsort(-relevance)[:FOLLOW_POOL].tolist()
             if i != first and relevance[i] >= min(self._follow_floor, self._floor)
         ]
-        embedded = self._embedder.embed_documents([candidates[i].text for i in [first, *pool]])
-        vectors = {i: embedded[row] for row, i in enumerate([first, *pool])}
-
         chosen = [first]
         covered = set(coverage.matched[first])
         stated = specifics(candidates[first], profile)
         kinds = {i: specifics(candidates[i], profile) for i in pool}
+        # What a follower adds only shrinks as sentences are chosen, so one that adds nothing
+        # now never will: leave it out before embedding the rest.
+        pool = [
+            i
+            for i in pool
+            if relevance[i] >= max(self._floor, best * FOLLOW_SHARE)
+            or coverage.share(coverage.matched[i] - covered) > 0
+            or (bool(kinds[i] - stated) and bool(coverage.matched[i]))
+        ]
+        vectors = {}
+        if pool:  # with no follower left there is nothing to compare, nothing to embed
+            to_embed = [first, *pool]
+            embedded = self._embedder.embed_documents([candidates[i].text for i in to_embed])
+            vectors = {i: embedded[row] for row, i in enumerate(to_embed)}
         while pool and len(chosen) < self._sentences:
             redundancy = (
                 np.stack([vectors[i] for i in pool]) @ np.stack([vectors[i] for i in chosen]).T
