@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
@@ -38,10 +37,10 @@ from lastword.store import check, lexical
 from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
+from lastword.store.local_search import LocalSearch
 from lastword.store.protocol import (
     FORMAT_VERSION,
     DocumentRecord,
-    Hit,
     IndexInfo,
     NewPassage,
     ReferenceEntry,
@@ -78,24 +77,12 @@ CREATE TABLE IF NOT EXISTS passages (
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 """
 
-# One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
-# matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
-# per call costs more than the product (OpenBLAS resizes its pool twice), so the first search
-# limits numpy's BLAS for the process. Torch (the embedder) uses OpenMP, not this pool.
-_single_thread_blas: object | None = None
-
-
-def _use_single_thread_blas() -> None:
-    global _single_thread_blas
-    if _single_thread_blas is None:
-        _single_thread_blas = ThreadpoolController().limit(limits=1, user_api="blas")
-
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class LocalStore(DerivedFiles, StoreExtras):
+class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
     def __init__(
@@ -336,64 +323,14 @@ class LocalStore(DerivedFiles, StoreExtras):
             self._conn.execute("ROLLBACK")
 
     # ----------------------------------------------------------------- reading
-    def search(
-        self,
-        query: np.ndarray,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        matrix, ids = self._load_matrix()
-        if len(ids) == 0 or k <= 0:
-            return []
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        if query.shape[0] != matrix.shape[1]:
-            raise CorpusIndexError(
-                f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
-            )
-        _use_single_thread_blas()
-        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
-        found = self._search_graph(matrix, ids, query, k, excluded, kinds)
-        if found is not None:
-            return self._hits(ids, *found)
-        scores = matrix @ query
-        if excluded is not None and len(excluded):
-            scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
-        if kinds is not None:
-            scores[~self._kind_mask(kinds, None)] = -np.inf
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        top = top[np.isfinite(scores[top])]
-        return self._hits(ids, top, scores[top])
-
-    def _hits(self, ids: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[Hit]:
-        passages = self.passages_by_id([int(ids[row]) for row in rows])
-        return [
-            Hit(passage=passages[int(ids[row])], score=float(score))
-            for row, score in zip(rows, scores, strict=True)
-        ]
-
-    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
-        """The cosine of each of these passages to a unit-norm query vector."""
-        matrix, ids = self._load_matrix()
-        rows = np.searchsorted(ids, np.asarray(passage_ids, dtype=np.int64))
-        found = [(pid, int(r)) for pid, r in zip(passage_ids, rows, strict=True) if r < len(ids)]
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        return {pid: float(matrix[r] @ query) for pid, r in found if ids[r] == pid}
-
-    def search_lexical(
+    def _lexical_search(
         self,
         text: str,
         k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by BM25 over the lexical index (``store/lexical.py``), best first."""
-        schema = lexical.ready(self._conn)
-        found = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema)
-        passages = self.passages_by_id([pid for pid, _ in found])
-        return [Hit(passage=passages[pid], score=score) for pid, score in found]
+        exclude_doc_ids: Collection[str],
+        kinds: Collection[str] | None,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        return None
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)

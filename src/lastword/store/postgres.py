@@ -65,6 +65,10 @@ _PASSAGE_COLUMNS = (
 )
 
 
+_NO_IDS = np.empty(0, dtype=np.int64)
+_NO_SCORES = np.empty(0, dtype=np.float64)
+
+
 def _psycopg():
     try:
         import psycopg
@@ -417,13 +421,13 @@ class PostgresStore(PostgresExtras):
         self._lexicon = (generation, value)
         return value
 
-    def search(
+    def search_ids(
         self,
         query: np.ndarray,
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
+    ) -> tuple[np.ndarray, np.ndarray]:
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.embedder.dim
         if query.shape[0] != dim:
@@ -431,7 +435,7 @@ class PostgresStore(PostgresExtras):
                 f"query vector has {query.shape[0]} dimensions; the index has {dim}"
             )
         if k <= 0:
-            return []
+            return _NO_IDS, _NO_SCORES
         where, params = [], []
         if exclude_doc_ids:
             where.append("NOT (doc_id = ANY(%s))")
@@ -448,21 +452,32 @@ class PostgresStore(PostgresExtras):
         rows = self._fetch(sql, (text, *params, text, k))
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[1], row[0]))
-        passages = self.passages_by_id([row[0] for row in rows])
-        return [Hit(passage=passages[pid], score=1.0 - float(distance)) for pid, distance in rows]
+        return (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
+        )
 
-    def search_lexical(
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))
+
+    def search_lexical_ids(
         self,
         text: str,
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, ``ts_rank_cd`` scores, higher is better) for the question's terms, best first."""
         # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
         tokens = list(dict.fromkeys(lexical_tokens(text)))
         if not tokens or k <= 0:
-            return []
+            return _NO_IDS, _NO_SCORES
         where, params = ["tokens @@ q"], []
         if exclude_doc_ids:
             where.append("NOT (doc_id = ANY(%s))")
@@ -476,8 +491,46 @@ class PostgresStore(PostgresExtras):
             "ORDER BY rank DESC, id LIMIT %s",
             (" | ".join(tokens), *params, k),
         )
-        passages = self.passages_by_id([row[0] for row in rows])
-        return [Hit(passage=passages[pid], score=float(rank)) for pid, rank in rows]
+        return (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.array([float(row[1]) for row in rows], dtype=np.float64),
+        )
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
+        return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))
+
+    def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        passages = self.passages_by_id(ids.tolist())
+        return [
+            Hit(passage=passages[pid], score=score)
+            for pid, score in zip(ids.tolist(), scores.tolist(), strict=True)
+        ]
+
+    def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT p.id, d.title, p.text FROM {self._t('passages')} p "
+            f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
+            ([int(p) for p in passage_ids],),
+        )
+        return {int(row[0]): f"{row[1]}\n{row[2]}" for row in rows}
+
+    def passage_docs(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT id, doc_id FROM {self._t('passages')} WHERE id = ANY(%s)",
+            ([int(p) for p in passage_ids],),
+        )
+        return {int(row[0]): row[1] for row in rows}
 
     def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
         """The cosine of each of these passages to a unit-norm query vector."""
