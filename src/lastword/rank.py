@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lastword.terms import TOKEN, idf, terms
@@ -117,6 +118,24 @@ class RerankWeights:
     proximity: float = 0.0
 
 
+def present_terms(weights: TermWeights) -> Callable[[str], set[str]]:
+    """The question's terms a text holds as whole ``TOKEN`` words, without tokenising it all.
+
+    A ``TOKEN`` word is a run of ``[a-z0-9'-]`` stripped of its leading and trailing ``'``/``-``,
+    so a term is one of the text's words exactly when it stands in such a run with nothing
+    but ``'``/``-`` around it: one regular-expression scan of the lowercased text finds them.
+    ``term_coverage`` over ``TOKEN.findall`` gives the same value (tests/test_retrieve.py).
+    """
+    if not weights.weights:
+        return lambda text: set()
+    words = "|".join(re.escape(t) for t in sorted(weights.weights, key=len, reverse=True))
+    pattern = re.compile(rf"(?:^|[^{_WORD_CHARS}])['\-]*({words})['\-]*(?![{_WORD_CHARS}])")
+    return lambda text: set(pattern.findall(text.lower()))
+
+
+_WORD_CHARS = "a-z0-9\\-'"
+
+
 def rerank(
     fused: Sequence[tuple[int, float]],
     texts: Mapping[int, str],
@@ -125,10 +144,18 @@ def rerank(
 ) -> list[tuple[int, float]]:
     """Re-score (passage id, fused score in 0..1) with the local signals; best first."""
     scored = []
+    find = present_terms(weights)
+    total = sum(weights.weights.values())
     for pid, score in fused:
-        tokens = TOKEN.findall(texts[pid].lower())
-        extra = tuning.coverage * term_coverage(weights, tokens)
         if tuning.proximity:
+            tokens = TOKEN.findall(texts[pid].lower())
+            extra = tuning.coverage * term_coverage(weights, tokens)
             extra += tuning.proximity * proximity(weights, tokens)
+        else:  # coverage alone needs which terms are there, not every word
+            present = find(texts[pid])
+            covered = (
+                sum(w for t, w in weights.weights.items() if t in present) / total if total else 0.0
+            )
+            extra = tuning.coverage * covered
         scored.append((pid, score + extra))
     return sorted(scored, key=lambda item: -item[1])
