@@ -5,6 +5,8 @@
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
     DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
+    DIR/postings-<gen>.npz  the lexical index's postings for BM25 in memory (store/bm25.py),
+                            written by the first process that searches it lexically
 
 All of them are derived from ``index.sqlite`` (the source of truth) and tagged with the
 generation they were built from. A writer writes them after it commits (``refresh_derived``);
@@ -63,7 +65,7 @@ class DerivedFiles:
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
             derived = path.suffix in (".npy", ".npz", ".json", ".bin") and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-")
+                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "postings-")
             )
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:

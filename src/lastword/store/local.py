@@ -33,7 +33,7 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store import check, lexical
+from lastword.store import bm25, check, lexical
 from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
@@ -106,6 +106,9 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._graph_generation = -1
         self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
         self._kind_generation = -1
+        self._postings: bm25.Postings | None = None
+        self._postings_generation = -1
+        self._stemmer = bm25.Stemmer()
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -330,7 +333,39 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         exclude_doc_ids: Collection[str],
         kinds: Collection[str] | None,
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        return None
+        """Search the in-memory postings (``store/bm25.py``); None: run the FTS5 query."""
+        if self._conn.in_transaction:  # a writer's open batch: FTS5 sees it, postings do not
+            return None
+        postings = self._current_postings()
+        phrases = self._stemmer.phrases(self._conn, text)
+        if phrases is None:
+            return None
+        if not phrases:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
+        allowed = postings.of_kinds(kinds) if kinds is not None else None
+        return postings.search(phrases, k, excluded, allowed)
+
+    def _current_postings(self) -> bm25.Postings:
+        generation = self._generation()
+        if self._postings is not None and self._postings_generation == generation:
+            return self._postings
+        path = self.directory / f"postings-{generation}.npz"
+        postings = bm25.Postings.load(path)
+        if postings is None:
+            schema = lexical.ready(self._conn)
+            self._conn.execute("BEGIN")  # one snapshot: the generation and the table it tags
+            try:
+                generation = self._generation()
+                postings = bm25.Postings.build(self._conn, schema)
+            finally:
+                self._conn.execute("COMMIT")
+            path = self.directory / f"postings-{generation}.npz"
+            if os.access(self.directory, os.W_OK):
+                with contextlib.suppress(OSError):
+                    postings.save(path)
+        self._postings, self._postings_generation = postings, generation
+        return postings
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)
