@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -122,18 +121,37 @@ def present_terms(weights: TermWeights) -> Callable[[str], set[str]]:
     """The question's terms a text holds as whole ``TOKEN`` words, without tokenising it all.
 
     A ``TOKEN`` word is a run of ``[a-z0-9'-]`` stripped of its leading and trailing ``'``/``-``,
-    so a term is one of the text's words exactly when it stands in such a run with nothing
-    but ``'``/``-`` around it: one regular-expression scan of the lowercased text finds them.
-    ``term_coverage`` over ``TOKEN.findall`` gives the same value (tests/test_retrieve.py).
+    so an occurrence of a term is one of the text's words exactly when only ``'``/``-`` stand
+    between it and a character outside ``[a-z0-9]`` (or the text's ends) on both sides.
+    ``term_coverage`` over ``TOKEN.findall`` gives the same value (tests/test_retrieve_identity).
     """
-    if not weights.weights:
-        return lambda text: set()
-    words = "|".join(re.escape(t) for t in sorted(weights.weights, key=len, reverse=True))
-    pattern = re.compile(rf"(?:^|[^{_WORD_CHARS}])['\-]*({words})['\-]*(?![{_WORD_CHARS}])")
-    return lambda text: set(pattern.findall(text.lower()))
+    words = list(weights.weights)
+
+    def find(text: str) -> set[str]:
+        low = text.lower()
+        end = len(low)
+        found = set()
+        for word in words:
+            at = low.find(word)
+            while at >= 0:
+                left = at - 1
+                while left >= 0 and low[left] in _JOINERS:
+                    left -= 1
+                if left < 0 or low[left] not in _ALNUM:
+                    right = at + len(word)
+                    while right < end and low[right] in _JOINERS:
+                        right += 1
+                    if right >= end or low[right] not in _ALNUM:
+                        found.add(word)
+                        break
+                at = low.find(word, at + 1)
+        return found
+
+    return find
 
 
-_WORD_CHARS = "a-z0-9\\-'"
+_JOINERS = frozenset("-'")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def rerank(
