@@ -49,6 +49,7 @@ class DerivedFiles:
     _graph_generation: int
     _kind_codes: tuple[np.ndarray, dict[str, int]] | None
     _kind_generation: int
+    _postings: object | None
 
     def _meta(self, key: str) -> str | None: ...  # provided by LocalStore
 
@@ -195,6 +196,10 @@ class DerivedFiles:
         generation = self._generation()
         self.refresh_matrix(force=True)
         self._lexicon = None
+        # the lexical postings are built again from SQLite at the next lexical search
+        with contextlib.suppress(FileNotFoundError):
+            (self.directory / f"postings-{generation}.npz").unlink()
+        self._postings = None
         return [p.name for p in (*self._matrix_paths(generation), self._lexicon_path(generation))]
 
     # ----------------------------------------------------------------- graph search

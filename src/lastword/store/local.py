@@ -6,6 +6,7 @@
     DIR/ids-<gen>.npy       the generation they describe (``store/derived.py``)
     DIR/lexicon-<gen>.json
     DIR/hnsw-<gen>.bin
+    DIR/postings-<gen>.npz  the lexical index's postings, for BM25 in memory (``store/bm25.py``)
     DIR/index.lock          held by the one process allowed to write
 
 SQLite is the source of truth and the only thing that must survive a crash: every batch of an
