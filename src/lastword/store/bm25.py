@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import threading
 import zipfile
 from collections.abc import Collection
 from pathlib import Path
@@ -34,6 +35,7 @@ K1 = 1.2
 B = 0.75
 _TABLE = "passages_fts"
 _STEMMER = "lw_stem"
+_KNOWN_MAX = 200_000  # stems remembered per process
 
 
 class Postings:
@@ -224,31 +226,32 @@ class Stemmer:
 
     def __init__(self) -> None:
         self._known: dict[str, tuple[str, ...]] = {}
+        self._tables_on: sqlite3.Connection | None = None
+        self._lock = threading.Lock()  # one temporary table per connection: one user at a time
 
     def phrases(self, conn: sqlite3.Connection, text: str) -> list[str] | None:
         """The stemmed term of each of the question's distinct tokens, in query order; None
         when a token is not exactly one FTS5 term (the FTS5 query must run instead)."""
         tokens = list(dict.fromkeys(lexical_tokens(text)))
-        new = [t for t in tokens if t not in self._known]
-        if new:
-            self._stem(conn, new)
+        with self._lock:
+            new = [t for t in tokens if t not in self._known]
+            if new:
+                if len(self._known) > _KNOWN_MAX:
+                    self._known.clear()
+                self._stem(conn, new)
+            known = {t: self._known[t] for t in tokens}
         out = []
         for token in tokens:
-            stems = self._known[token]
+            stems = known[token]
             if len(stems) != 1:
                 return None
             out.append(stems[0])
         return out
 
     def _stem(self, conn: sqlite3.Connection, tokens: list[str]) -> None:
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_STEMMER} "
-            "USING fts5(t, tokenize = 'porter unicode61')"
-        )
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_STEMMER}_instance "
-            f"USING fts5vocab(temp, {_STEMMER}, instance)"
-        )
+        if self._tables_on is not conn:
+            self._create(conn)
+            self._tables_on = conn
         conn.executemany(
             f"INSERT INTO temp.{_STEMMER}(rowid, t) VALUES(?, ?)",
             [(i + 1, t) for i, t in enumerate(tokens)],
@@ -261,6 +264,17 @@ class Stemmer:
         conn.execute(f"DELETE FROM temp.{_STEMMER}")
         for i, token in enumerate(tokens):
             self._known[token] = tuple(term for _, term in sorted(found.get(i + 1, [])))
+
+    @staticmethod
+    def _create(conn: sqlite3.Connection) -> None:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_STEMMER} "
+            "USING fts5(t, tokenize = 'porter unicode61')"
+        )
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_STEMMER}_instance "
+            f"USING fts5vocab(temp, {_STEMMER}, instance)"
+        )
 
 
 def _text_array(names: list[str]) -> np.ndarray:

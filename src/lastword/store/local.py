@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,6 +111,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._postings: bm25.Postings | None = None
         self._postings_generation = -1
         self._stemmer = bm25.Stemmer()
+        self._postings_lock = threading.Lock()
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -351,6 +353,12 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         generation = self._generation()
         if self._postings is not None and self._postings_generation == generation:
             return self._postings
+        with self._postings_lock:
+            return self._postings_of(generation)
+
+    def _postings_of(self, generation: int) -> bm25.Postings:
+        if self._postings is not None and self._postings_generation == generation:
+            return self._postings  # another thread built them meanwhile
         path = self.directory / f"postings-{generation}.npz"
         postings = bm25.Postings.load(path)
         if postings is None:
