@@ -115,6 +115,21 @@ def test_a_token_fts5_would_cut_apart_runs_the_fts5_query(scifact):
         assert (ids.tolist(), scores.tolist()) == fts5(store, "statins trial", 10)
 
 
+def test_an_index_too_big_for_memory_keeps_the_fts5_query(scifact, tmp_path, monkeypatch):
+    import shutil
+
+    index = tmp_path / "index"
+    shutil.copytree(scifact[0], index)
+    for old in index.glob("postings-*"):
+        old.unlink()
+    monkeypatch.setattr(bm25, "MAX_PASSAGES", 100)
+    with LocalStore.open(index) as store:
+        ids, scores = store.search_lexical_ids("statin myopathy trial", 20)
+        assert (ids.tolist(), scores.tolist()) == fts5(store, "statin myopathy trial", 20)
+        assert store._postings is None
+    assert not list(index.glob("postings-*"))
+
+
 def test_postings_by_hand():
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE passages (id INTEGER PRIMARY KEY, kind TEXT)")

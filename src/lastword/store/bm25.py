@@ -14,7 +14,8 @@ A question's terms are stemmed by FTS5 itself (a temporary one-column FTS5 table
 tokenizer), each distinct term once per process. A term that FTS5 would cut into several
 tokens (or none) makes a phrase query this module does not evaluate: ``search`` returns None
 and the caller runs the FTS5 query (``lexical.search``). The postings are built once per
-committed generation by the process that searches (``LocalStore``), in one read transaction.
+committed generation by the process that searches (``LocalStore``), in one read transaction,
+for an index of up to ``MAX_PASSAGES`` passages.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ B = 0.75
 _TABLE = "passages_fts"
 _STEMMER = "lw_stem"
 _KNOWN_MAX = 200_000  # stems remembered per process
+#: past this many passages the postings are not built (memory: ~16 bytes per (term, passage)
+#: pair, ~50 pairs a passage, and a build peak of a few times that): FTS5 answers instead
+MAX_PASSAGES = 200_000
 
 
 class Postings:

@@ -50,6 +50,7 @@ class DerivedFiles:
     _kind_codes: tuple[np.ndarray, dict[str, int]] | None
     _kind_generation: int
     _postings: object | None
+    _postings_generation: int
 
     def _meta(self, key: str) -> str | None: ...  # provided by LocalStore
 
@@ -199,7 +200,7 @@ class DerivedFiles:
         # the lexical postings are built again from SQLite at the next lexical search
         with contextlib.suppress(FileNotFoundError):
             (self.directory / f"postings-{generation}.npz").unlink()
-        self._postings = None
+        self._postings, self._postings_generation = None, -1
         return [p.name for p in (*self._matrix_paths(generation), self._lexicon_path(generation))]
 
     # ----------------------------------------------------------------- graph search

@@ -340,6 +340,8 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         if self._conn.in_transaction:  # a writer's open batch: FTS5 sees it, postings do not
             return None
         postings = self._current_postings()
+        if postings is None:
+            return None
         phrases = self._stemmer.phrases(self._conn, text)
         if phrases is None:
             return None
@@ -349,18 +351,23 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         allowed = postings.of_kinds(kinds) if kinds is not None else None
         return postings.search(phrases, k, excluded, allowed)
 
-    def _current_postings(self) -> bm25.Postings:
+    def _current_postings(self) -> bm25.Postings | None:
         generation = self._generation()
-        if self._postings is not None and self._postings_generation == generation:
+        if self._postings_generation == generation:
             return self._postings
         with self._postings_lock:
             return self._postings_of(generation)
 
-    def _postings_of(self, generation: int) -> bm25.Postings:
-        if self._postings is not None and self._postings_generation == generation:
+    def _postings_of(self, generation: int) -> bm25.Postings | None:
+        if self._postings_generation == generation:
             return self._postings  # another thread built them meanwhile
         path = self.directory / f"postings-{generation}.npz"
         postings = bm25.Postings.load(path)
+        count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+        if postings is None and count > bm25.MAX_PASSAGES:
+            # Too big to hold in memory: the FTS5 query answers, as it did before.
+            self._postings, self._postings_generation = None, generation
+            return None
         if postings is None:
             schema = lexical.ready(self._conn)
             self._conn.execute("BEGIN")  # one snapshot: the generation and the table it tags
