@@ -130,6 +130,31 @@ def test_an_index_too_big_for_memory_keeps_the_fts5_query(scifact, tmp_path, mon
     assert not list(index.glob("postings-*"))
 
 
+def test_a_read_only_older_index_and_another_tokenisation(scifact, tmp_path, monkeypatch):
+    """Postings of a lexical table built in memory (a read-only index made before the lexical
+    index existed) score as FTS5 does; postings saved under another tokenisation are not read."""
+    import shutil
+
+    index = tmp_path / "index"
+    shutil.copytree(scifact[0], index)
+    with sqlite3.connect(index / "index.sqlite") as conn:
+        conn.execute("DROP TRIGGER passages_fts_delete")
+        conn.execute("DROP TABLE passages_fts")
+        conn.execute("DELETE FROM meta WHERE key = ?", (lexical.META_KEY,))
+    conn = sqlite3.connect(f"file:{index / 'index.sqlite'}?mode=ro", uri=True)
+    assert lexical.ready(conn) == "temp"
+    postings = bm25.Postings.build(conn, "temp")
+    phrases = bm25.Stemmer().phrases(conn, "statin myopathy in older adults")
+    ids, scores = postings.search(phrases, 10)
+    rows = lexical.search(conn, "statin myopathy in older adults", 10, schema="temp")
+    assert (ids.tolist(), scores.tolist()) == ([r[0] for r in rows], [r[1] for r in rows])
+    saved = tmp_path / "postings-1.npz"
+    postings.save(saved)
+    assert bm25.Postings.load(saved) is not None
+    monkeypatch.setattr(bm25, "LEXICAL_VERSION", "another")
+    assert bm25.Postings.load(saved) is None
+
+
 def test_postings_by_hand():
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE passages (id INTEGER PRIMARY KEY, kind TEXT)")

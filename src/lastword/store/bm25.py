@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from lastword.store.files import written_whole
-from lastword.store.lexical import lexical_tokens
+from lastword.store.lexical import LEXICAL_VERSION, lexical_tokens
 
 K1 = 1.2
 B = 0.75
@@ -154,6 +154,7 @@ class Postings:
             "has_kinds": np.array([self.kinds is not None]),
             "row_count": np.array([self.row_count], dtype=np.int64),
             "token_total": np.array([int(self.counts.sum())], dtype=np.int64),
+            "lexical_version": _text_array([LEXICAL_VERSION]),
         }
         with written_whole(path) as tmp, tmp.open("wb") as out:
             np.savez(out, **arrays)
@@ -163,6 +164,8 @@ class Postings:
         """The postings saved at ``path``; None when missing or damaged (build them again)."""
         try:
             with np.load(path, allow_pickle=False) as data:
+                if _text_list(data["lexical_version"]) != [LEXICAL_VERSION]:
+                    return None  # built from another tokenisation of the lexical index
                 names = _text_list(data["terms"])
                 kinds = None
                 if bool(data["has_kinds"][0]):
