@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 from lastword.rank import (
@@ -23,6 +24,7 @@ from lastword.rank import (
     score_fusion,
     term_coverage,
     zscore_fusion,
+    zscore_order,
 )
 from lastword.retrieve import RERANK, HybridTuning, retrieve, tuning_from
 from lastword.settings import RetrieveSettings
@@ -155,3 +157,23 @@ def test_present_terms_is_term_coverage_over_every_word():
         tokens = set(TOKEN.findall(text.lower()))
         assert present_terms(weights)(text) == {t for t in weights.weights if t in tokens}
     assert present_terms(TermWeights({}))("anything") == set()
+
+
+def test_zscore_over_arrays_is_zscore_over_dicts_to_the_bit():
+    rng = random.Random(3)
+    for size in (0, 1, 2, 7, 200):
+        ids = rng.sample(range(10_000), size)
+        cosines = {pid: rng.uniform(-0.2, 0.9) for pid in ids}
+        bm25 = {pid: rng.uniform(0, 30) for pid in ids if rng.random() < 0.6}
+        if size == 2:
+            cosines = dict.fromkeys(ids, 0.5)  # no spread: every standard score is 0
+        for weight in (0.0, 0.3, 0.5):
+            fused = zscore_fusion(cosines, bm25, weight)
+            expected = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+            got = zscore_order(
+                np.array(list(cosines), dtype=np.int64),
+                np.array(list(cosines.values()), dtype=np.float64),
+                np.array([bm25.get(pid, 0.0) for pid in cosines], dtype=np.float64),
+                weight,
+            )
+            assert got == expected

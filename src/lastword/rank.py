@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from lastword.terms import TOKEN, idf, terms
 
 RRF_K = 60
@@ -65,6 +67,31 @@ def zscore_fusion(
     d = _standard(cosines)
     lex = _standard({pid: lexical.get(pid, 0.0) for pid in cosines})
     return {pid: (1 - lexical_weight) * d[pid] + lexical_weight * lex[pid] for pid in cosines}
+
+
+def _standard_array(values: np.ndarray) -> np.ndarray:
+    """``_standard`` over an array: the same sums (Python's, in the same order), the same
+    per-element operations, so the same bits."""
+    listed = values.tolist()
+    if not listed:
+        return values
+    mean = sum(listed) / len(listed)
+    spread = (sum((v - mean) ** 2 for v in listed) / len(listed)) ** 0.5
+    if spread > 0:
+        return (values - mean) / spread
+    return np.zeros(len(listed), dtype=np.float64)
+
+
+def zscore_order(
+    ids: np.ndarray, cosines: np.ndarray, lexical: np.ndarray, lexical_weight: float
+) -> list[tuple[int, float]]:
+    """``zscore_fusion`` over arrays, best first (ties by passage id): ``ids`` the pooled
+    candidates, ``cosines`` each one's cosine, ``lexical`` its BM25 (0 where not returned)."""
+    fused = (1 - lexical_weight) * _standard_array(cosines) + lexical_weight * _standard_array(
+        lexical
+    )
+    order = np.lexsort((ids, -fused))
+    return list(zip(ids[order].tolist(), fused[order].tolist(), strict=True))
 
 
 @dataclass(frozen=True)

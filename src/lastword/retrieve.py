@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_fusion
+from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_order
 from lastword.result import Passage, RetrievedPassage
 from lastword.settings import RetrieveSettings
 from lastword.store.protocol import Store
@@ -184,20 +184,29 @@ def _hybrid(
         question, tuning.candidates, **where
     )
     lap("lexical")
-    # Dicts in candidate order (dense, then lexical): the fusions sum in that order.
+    # The pool in candidate order (dense, then lexical-only): the fusions sum in that order.
     cosines = dict(zip(dense_ids.tolist(), dense_scores.tolist(), strict=True))
     bm25 = dict(zip(lexical_ids.tolist(), lexical_scores.tolist(), strict=True))
     if tuning.fusion == "zscore":
         # Standard scores need every candidate's cosine: the lexical-only ones by matrix row.
-        cosines.update(store.cosines(query, [pid for pid in bm25 if pid not in cosines]))
-        fused = zscore_fusion(cosines, bm25, tuning.lexical_weight)
-    elif tuning.fusion == "rrf":
-        fused = rrf(dense_ids.tolist(), lexical_ids.tolist())
-        top = max(fused.values(), default=1.0)
-        fused = {pid: score / top for pid, score in fused.items()}
+        only = lexical_ids[np.isin(lexical_ids, dense_ids, invert=True)].tolist()
+        found = store.cosines(query, only)
+        cosines.update(found)
+        pool = [*dense_ids.tolist(), *(pid for pid in only if pid in found)]
+        order = zscore_order(
+            np.array(pool, dtype=np.int64),
+            np.array([cosines[pid] for pid in pool], dtype=np.float64),
+            np.array([bm25.get(pid, 0.0) for pid in pool], dtype=np.float64),
+            tuning.lexical_weight,
+        )
     else:
-        fused = score_fusion(cosines, bm25, tuning.lexical_weight)
-    order = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+        if tuning.fusion == "rrf":
+            fused = rrf(dense_ids.tolist(), lexical_ids.tolist())
+            top = max(fused.values(), default=1.0)
+            fused = {pid: score / top for pid, score in fused.items()}
+        else:
+            fused = score_fusion(cosines, bm25, tuning.lexical_weight)
+        order = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
     lap("fuse")
     if tuning.rerank.coverage or tuning.rerank.proximity:
         head, tail = order[: tuning.rerank_depth], order[tuning.rerank_depth :]
