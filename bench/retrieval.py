@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests/: the reference path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -296,6 +297,29 @@ def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
         print(
             f"  lexical candidates, in-memory BM25 vs the FTS5 query: {differ} of "
             f"{len(dev_claims)} claims differ (ids, order or score)"
+        )
+        # The whole ranking against stop 19's path (tests/test_retrieve_identity.py): whole
+        # passages for both candidate lists, FTS5's bm25() row by row, coverage by TOKEN.
+        from tests.test_retrieve_identity import old_hybrid
+
+        texts = [c["claim"] for c in dev_claims]
+        vectors = embedder.embed_queries(texts)
+        new = [
+            [
+                (p.passage_id, p.score)
+                for p in retrieve(t, embedder, store, 100, mode="hybrid", tuning=shipped).passages
+            ]
+            for t in texts
+        ]
+        store._lexical_search = lambda *args: None  # the FTS5 query, as before
+        old = [
+            [(p.passage_id, s) for p, s in old_hybrid(t, v, store, 100, shipped)]
+            for t, v in zip(texts, vectors, strict=True)
+        ]
+        differ = sum(a != b for a, b in zip(new, old, strict=True))
+        print(
+            f"  hybrid top 100, this path vs stop 19's (FTS5 row by row, whole passages): "
+            f"{differ} of {len(texts)} claims differ (ids, order or cosine)"
         )
     print("Retrieval step latency (question embedded beforehand; busy shared 2-core machine):")
     questions = [c["claim"] for c in dev_claims][:200]
