@@ -6,7 +6,7 @@
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
     DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
     DIR/postings-<gen>.npz  the lexical index's postings for BM25 in memory (store/bm25.py),
-                            written by the first process that searches it lexically
+                            written by the writer, or by the first process that needs them
 
 All of them are derived from ``index.sqlite`` (the source of truth) and tagged with the
 generation they were built from. A writer writes them after it commits (``refresh_derived``);
@@ -58,6 +58,8 @@ class DerivedFiles:
 
     def _generation(self) -> int: ...  # provided by LocalStore
 
+    def _current_postings(self) -> object | None: ...  # provided by LocalStore
+
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by LocalStore
 
@@ -104,6 +106,8 @@ class DerivedFiles:
             fsync_directory(self.directory)
         if self._lock_fd is not None:
             self._refresh_graph(generation)
+            if not self._conn.in_transaction:
+                self._current_postings()  # built and saved now, not at the first question
             self._remove_stray_files()
 
     refresh_matrix = refresh_derived  # the name callers used before the Store protocol had one

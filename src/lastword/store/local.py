@@ -361,6 +361,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
     def _postings_of(self, generation: int) -> bm25.Postings | None:
         if self._postings_generation == generation:
             return self._postings  # another thread built them meanwhile
+        schema = lexical.ready(self._conn)  # an index older than its lexical table gets it now
         path = self.directory / f"postings-{generation}.npz"
         postings = bm25.Postings.load(path)
         count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
@@ -369,7 +370,6 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
             self._postings, self._postings_generation = None, generation
             return None
         if postings is None:
-            schema = lexical.ready(self._conn)
             self._conn.execute("BEGIN")  # one snapshot: the generation and the table it tags
             try:
                 generation = self._generation()
