@@ -66,6 +66,10 @@ class Postings:
         self.row_count = row_count  # FTS5's xRowCount
         self.avgdl = float(token_total) / float(row_count) if row_count else 0.0
         self.kinds = kinds  # each row's kind code, and the codes (None: no kind column)
+        # What fts5_aux.c computes per row and phrase, less the IDF factor, once per posting:
+        # the same operations in the same order, so the same bits.
+        length = lengths[rows]
+        self.ratio = (counts * (K1 + 1.0)) / (counts + K1 * (1 - B + B * length / self.avgdl))
 
     def of_kinds(self, kinds: Collection[str]) -> np.ndarray:
         """A mask of the rows holding a passage of one of ``kinds``."""
@@ -188,21 +192,18 @@ class Postings:
     def scores(self, phrases: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(BM25 of every row, whether the row matches any phrase), as FTS5's ``-bm25()``."""
         total = np.zeros(len(self.ids), dtype=np.float64)
-        matched = np.zeros(len(self.ids), dtype=bool)
         for phrase in phrases:
             number = self.terms.get(phrase)
             if number is None:
                 continue  # no row holds it: it adds 0.0 to every row's score
             start, end = self.starts[number], self.starts[number + 1]
-            rows, f = self.rows[start:end], self.counts[start:end]
-            hits = end - start
+            hits = int(end - start)
             idf = math.log((self.row_count - hits + 0.5) / (hits + 0.5))
             if idf <= 0.0:
                 idf = 1e-6
-            length = self.lengths[rows]
-            total[rows] += idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * length / self.avgdl)))
-            matched[rows] = True
-        return total, matched
+            total[self.rows[start:end]] += idf * self.ratio[start:end]
+        # every term a row holds adds a positive amount: the rows matched are those above 0
+        return total, total > 0
 
     def search(
         self,
