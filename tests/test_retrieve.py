@@ -71,6 +71,7 @@ def test_every_mode_finds_the_paper_and_scores_are_cosines(store, minilm, mode):
     expected = {"dense": {"dense"}, "lexical": {"lexical"}}.get(
         mode, {"dense", "lexical", "fuse", "rerank"}
     )
+    expected |= {"passages"}
     assert set(found.stages_ms) == expected and all(v >= 0 for v in found.stages_ms.values())
 
 

@@ -14,8 +14,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from lastword.terms import TOKEN, idf, terms
 
@@ -65,6 +67,31 @@ def zscore_fusion(
     d = _standard(cosines)
     lex = _standard({pid: lexical.get(pid, 0.0) for pid in cosines})
     return {pid: (1 - lexical_weight) * d[pid] + lexical_weight * lex[pid] for pid in cosines}
+
+
+def _standard_array(values: np.ndarray) -> np.ndarray:
+    """``_standard`` over an array: the same sums (Python's, in the same order), the same
+    per-element operations, so the same bits."""
+    listed = values.tolist()
+    if not listed:
+        return values
+    mean = sum(listed) / len(listed)
+    spread = (sum((v - mean) ** 2 for v in listed) / len(listed)) ** 0.5
+    if spread > 0:
+        return (values - mean) / spread
+    return np.zeros(len(listed), dtype=np.float64)
+
+
+def zscore_order(
+    ids: np.ndarray, cosines: np.ndarray, lexical: np.ndarray, lexical_weight: float
+) -> list[tuple[int, float]]:
+    """``zscore_fusion`` over arrays, best first (ties by passage id): ``ids`` the pooled
+    candidates, ``cosines`` each one's cosine, ``lexical`` its BM25 (0 where not returned)."""
+    fused = (1 - lexical_weight) * _standard_array(cosines) + lexical_weight * _standard_array(
+        lexical
+    )
+    order = np.lexsort((ids, -fused))
+    return list(zip(ids[order].tolist(), fused[order].tolist(), strict=True))
 
 
 @dataclass(frozen=True)
@@ -117,6 +144,43 @@ class RerankWeights:
     proximity: float = 0.0
 
 
+def present_terms(weights: TermWeights) -> Callable[[str], set[str]]:
+    """The question's terms a text holds as whole ``TOKEN`` words, without tokenising it all.
+
+    A ``TOKEN`` word is a run of ``[a-z0-9'-]`` stripped of its leading and trailing ``'``/``-``,
+    so an occurrence of a term is one of the text's words exactly when only ``'``/``-`` stand
+    between it and a character outside ``[a-z0-9]`` (or the text's ends) on both sides.
+    ``term_coverage`` over ``TOKEN.findall`` gives the same value (tests/test_retrieve_identity).
+    """
+    words = list(weights.weights)
+
+    def find(text: str) -> set[str]:
+        low = text.lower()
+        end = len(low)
+        found = set()
+        for word in words:
+            at = low.find(word)
+            while at >= 0:
+                left = at - 1
+                while left >= 0 and low[left] in _JOINERS:
+                    left -= 1
+                if left < 0 or low[left] not in _ALNUM:
+                    right = at + len(word)
+                    while right < end and low[right] in _JOINERS:
+                        right += 1
+                    if right >= end or low[right] not in _ALNUM:
+                        found.add(word)
+                        break
+                at = low.find(word, at + 1)
+        return found
+
+    return find
+
+
+_JOINERS = frozenset("-'")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def rerank(
     fused: Sequence[tuple[int, float]],
     texts: Mapping[int, str],
@@ -125,10 +189,18 @@ def rerank(
 ) -> list[tuple[int, float]]:
     """Re-score (passage id, fused score in 0..1) with the local signals; best first."""
     scored = []
+    find = present_terms(weights)
+    total = sum(weights.weights.values())
     for pid, score in fused:
-        tokens = TOKEN.findall(texts[pid].lower())
-        extra = tuning.coverage * term_coverage(weights, tokens)
         if tuning.proximity:
+            tokens = TOKEN.findall(texts[pid].lower())
+            extra = tuning.coverage * term_coverage(weights, tokens)
             extra += tuning.proximity * proximity(weights, tokens)
+        else:  # coverage alone needs which terms are there, not every word
+            present = find(texts[pid])
+            covered = (
+                sum(w for t, w in weights.weights.items() if t in present) / total if total else 0.0
+            )
+            extra = tuning.coverage * covered
         scored.append((pid, score + extra))
     return sorted(scored, key=lambda item: -item[1])

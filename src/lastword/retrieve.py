@@ -28,10 +28,10 @@ from typing import Literal
 import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_fusion
+from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_order
 from lastword.result import Passage, RetrievedPassage
 from lastword.settings import RetrieveSettings
-from lastword.store.protocol import Hit, Store
+from lastword.store.protocol import Store
 
 Mode = Literal["hybrid", "dense", "lexical"]
 Fusion = Literal["zscore", "rrf", "score"]
@@ -78,6 +78,10 @@ def tuning_from(settings: RetrieveSettings) -> HybridTuning:
     )
 
 
+#: one candidate list: (passage ids, scores), best first
+Candidates = tuple[np.ndarray, np.ndarray]
+
+
 def _passage(n: int, p: Passage, score: float) -> RetrievedPassage:
     return RetrievedPassage(
         n=n,
@@ -106,7 +110,7 @@ def retrieve(
 ) -> Retrieval:
     tuning = tuning or HybridTuning()
     deep = max(k, BACKGROUND[1]) if context else k
-    lists: dict[str, list[Hit]] = {}
+    lists: dict[str, Candidates] = {}
     # ``kinds`` reaches the store only when set: a store without passage kinds takes no filter.
     where = {"exclude_doc_ids": exclude_doc_ids, **({"kinds": kinds} if kinds is not None else {})}
     stages: dict[str, float] = {}
@@ -115,29 +119,38 @@ def retrieve(
     query = embedder.embed_queries([question])[0]
     embedded = time.perf_counter()
 
+    # Candidates are ids and scores; passages are built for the k returned only.
     if mode == "lexical":
-        hits = lists["lexical"] = store.search_lexical(question, deep, **where)
+        ids, _ = lists["lexical"] = store.search_lexical_ids(question, deep, **where)
         stages["lexical"] = (time.perf_counter() - embedded) * 1000
-        hits = hits[:k]
-        cosines = store.cosines(query, [h.passage.passage_id for h in hits])
-        ranked = [(h.passage, cosines[h.passage.passage_id]) for h in hits]
+        chosen = ids[:k].tolist()
+        cosines = store.cosines(query, chosen)
+        ranked = [(pid, cosines[pid]) for pid in chosen]
     elif mode == "dense":
-        hits = lists["dense"] = store.search(query, deep, **where)
+        ids, scores = lists["dense"] = store.search_ids(query, deep, **where)
         stages["dense"] = (time.perf_counter() - embedded) * 1000
-        ranked = [(h.passage, h.score) for h in hits[:k]]
+        ranked = list(zip(ids[:k].tolist(), scores[:k].tolist(), strict=True))
     else:
         ranked = _hybrid(question, query, store, k, where, tuning, stages, lists)
     background = lexical_docs = None
     if context:
         ran = time.perf_counter()
-        dense = lists.get("dense") or store.search(query, BACKGROUND[1], **where)
-        lexical = lists.get("lexical") or store.search_lexical(question, BACKGROUND[1], **where)
-        background = tuple(h.score for h in dense[BACKGROUND[0] - 1 : BACKGROUND[1]])
-        lexical_docs = tuple(dict.fromkeys(h.passage.doc_id for h in lexical))
+        dense = lists.get("dense")
+        if dense is None or not len(dense[0]):
+            dense = store.search_ids(query, BACKGROUND[1], **where)
+        lexical = lists.get("lexical")
+        if lexical is None or not len(lexical[0]):
+            lexical = store.search_lexical_ids(question, BACKGROUND[1], **where)
+        background = tuple(dense[1][BACKGROUND[0] - 1 : BACKGROUND[1]].tolist())
+        docs = store.passage_docs(lexical[0].tolist())
+        lexical_docs = tuple(dict.fromkeys(docs[pid] for pid in lexical[0].tolist()))
         stages["context"] = (time.perf_counter() - ran) * 1000
+    fetched = time.perf_counter()
+    passages = store.passages_by_id([pid for pid, _ in ranked])
+    stages["passages"] = (time.perf_counter() - fetched) * 1000
     done = time.perf_counter()
     return Retrieval(
-        passages=tuple(_passage(n, p, s) for n, (p, s) in enumerate(ranked, start=1)),
+        passages=tuple(_passage(n, passages[pid], s) for n, (pid, s) in enumerate(ranked, start=1)),
         embed_ms=(embedded - started) * 1000,
         retrieve_ms=(done - embedded) * 1000,
         stages_ms=stages,
@@ -154,8 +167,9 @@ def _hybrid(
     where: dict,
     tuning: HybridTuning,
     stages: dict[str, float],
-    lists: dict[str, list[Hit]],
-) -> list[tuple[Passage, float]]:
+    lists: dict[str, Candidates],
+) -> list[tuple[int, float]]:
+    """(passage id, cosine) of the first k in the hybrid order."""
     clock = time.perf_counter()
 
     def lap(stage: str) -> None:
@@ -164,35 +178,51 @@ def _hybrid(
         stages[stage] = (now - clock) * 1000
         clock = now
 
-    dense = lists["dense"] = store.search(query, tuning.candidates, **where)
+    dense_ids, dense_scores = lists["dense"] = store.search_ids(query, tuning.candidates, **where)
     lap("dense")
-    lexical = lists["lexical"] = store.search_lexical(question, tuning.candidates, **where)
+    lexical_ids, lexical_scores = lists["lexical"] = store.search_lexical_ids(
+        question, tuning.candidates, **where
+    )
     lap("lexical")
-    passages = {h.passage.passage_id: h.passage for h in (*dense, *lexical)}
-    cosines = {h.passage.passage_id: h.score for h in dense}
+    # The pool in candidate order (dense, then lexical-only): the fusions sum in that order.
+    cosines = dict(zip(dense_ids.tolist(), dense_scores.tolist(), strict=True))
+    bm25 = dict(zip(lexical_ids.tolist(), lexical_scores.tolist(), strict=True))
     if tuning.fusion == "zscore":
-        # Standard scores need every candidate's cosine: fetch the lexical-only ones now.
-        missing = [pid for pid in passages if pid not in cosines]
-        cosines.update(store.cosines(query, missing))
-        bm25 = {h.passage.passage_id: h.score for h in lexical}
-        fused = zscore_fusion(cosines, bm25, tuning.lexical_weight)
-    elif tuning.fusion == "rrf":
-        fused = rrf([h.passage.passage_id for h in dense], [h.passage.passage_id for h in lexical])
-        top = max(fused.values(), default=1.0)
-        fused = {pid: score / top for pid, score in fused.items()}
+        # Standard scores need every candidate's cosine: the lexical-only ones by matrix row.
+        only = lexical_ids[np.isin(lexical_ids, dense_ids, invert=True)].tolist()
+        found = store.cosines(query, only)
+        cosines.update(found)
+        pool = [*dense_ids.tolist(), *(pid for pid in only if pid in found)]
+        order = zscore_order(
+            np.array(pool, dtype=np.int64),
+            np.array([cosines[pid] for pid in pool], dtype=np.float64),
+            np.array([bm25.get(pid, 0.0) for pid in pool], dtype=np.float64),
+            tuning.lexical_weight,
+        )
     else:
-        bm25 = {h.passage.passage_id: h.score for h in lexical}
-        fused = score_fusion(cosines, bm25, tuning.lexical_weight)
-    order = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+        if tuning.fusion == "rrf":
+            fused = rrf(dense_ids.tolist(), lexical_ids.tolist())
+            top = max(fused.values(), default=1.0)
+            fused = {pid: score / top for pid, score in fused.items()}
+        else:
+            fused = score_fusion(cosines, bm25, tuning.lexical_weight)
+        order = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
     lap("fuse")
     if tuning.rerank.coverage or tuning.rerank.proximity:
         head, tail = order[: tuning.rerank_depth], order[tuning.rerank_depth :]
         total, counts = store.lexicon()
-        texts = {pid: f"{passages[pid].title}\n{passages[pid].text}" for pid, _ in head}
+        texts = store.passage_texts([pid for pid, _ in head])  # the head only, one query
         order = rerank(head, texts, TermWeights.of(question, counts, total), tuning.rerank) + tail
         lap("rerank")
-    chosen = [pid for pid, _ in order[:k]]
+    return [(pid, cosines[pid]) for pid in _with_cosines(query, store, order[:k], cosines)]
+
+
+def _with_cosines(
+    query: np.ndarray, store: Store, order: list[tuple[int, float]], cosines: dict[int, float]
+) -> list[int]:
+    """The ordered ids, every one's cosine known (fetching the lexical-only ones' if needed)."""
+    chosen = [pid for pid, _ in order]
     missing = [pid for pid in chosen if pid not in cosines]
     if missing:
         cosines.update(store.cosines(query, missing))
-    return [(passages[pid], cosines[pid]) for pid in chosen]
+    return chosen

@@ -354,6 +354,44 @@ class StoreContract:
             expected = float(stored[hit.passage.doc_id][hit.passage.position] @ q)
             assert cosines[hit.passage.passage_id] == pytest.approx(expected, abs=1e-5)
 
+    def test_candidates_as_ids_are_the_searches_without_passages(self, filled):
+        """``search_ids``/``search_lexical_ids`` give the same ids, order and scores as
+        ``search``/``search_lexical`` (filters included); texts and documents come by id."""
+        where, _ = filled
+        with where.reader() as store:
+            for q, kw in (
+                (query(4), {}),
+                (query(5), {"exclude_doc_ids": {"d1", "d2"}}),
+                (query(6), {"kinds": {"body", "abstract"}}),
+            ):
+                ids, scores = store.search_ids(q, 12, **kw)
+                hits = store.search(q, 12, **kw)
+                assert ids.dtype == np.int64 and scores.dtype == np.float64
+                assert ids.tolist() == [h.passage.passage_id for h in hits]
+                assert scores.tolist() == [h.score for h in hits]
+                assert len(ids) == 12
+            for text, kw in (
+                ("statin trial placebo", {}),
+                ("insulin dose cohort", {"exclude_doc_ids": {"d3"}}),
+                ("aspirin risk passage", {"kinds": {"references"}}),
+            ):
+                ids, scores = store.search_lexical_ids(text, 15, **kw)
+                hits = store.search_lexical(text, 15, **kw)
+                assert len(ids) > 0
+                assert ids.tolist() == [h.passage.passage_id for h in hits]
+                assert scores.tolist() == [h.score for h in hits]
+            empty = store.search_lexical_ids("the of and", 5)
+            assert (empty[0].tolist(), empty[1].tolist()) == ([], [])
+            assert store.search_ids(query(4), 0)[0].tolist() == []
+            with pytest.raises(CorpusIndexError, match="dimensions"):
+                store.search_ids(np.ones(3, dtype=np.float32), 4)
+            ids = store.search_ids(query(7), 5)[0].tolist()
+            full = store.passages_by_id(ids)
+            texts = store.passage_texts([*ids, 10**9])
+            assert texts == {pid: f"{p.title}\n{p.text}" for pid, p in full.items()}
+            assert store.passage_docs([*ids, 10**9]) == {pid: p.doc_id for pid, p in full.items()}
+            assert store.passage_texts([]) == {} and store.passage_docs([]) == {}
+
     def test_lexical_search(self, where: Where):
         texts = {
             "brca": ["BRCA1/2 carriers had more IL-6 at 2.5 mg/kg.", "Follow-up lasted 5 years."],

@@ -5,6 +5,8 @@
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
     DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
+    DIR/postings-<gen>.npz  the lexical index's postings for BM25 in memory (store/bm25.py),
+                            written by the writer, or by the first process that needs them
 
 All of them are derived from ``index.sqlite`` (the source of truth) and tagged with the
 generation they were built from. A writer writes them after it commits (``refresh_derived``);
@@ -47,12 +49,16 @@ class DerivedFiles:
     _graph_generation: int
     _kind_codes: tuple[np.ndarray, dict[str, int]] | None
     _kind_generation: int
+    _postings: object | None
+    _postings_generation: int
 
     def _meta(self, key: str) -> str | None: ...  # provided by LocalStore
 
     def _set_meta(self, key: str, value: str) -> None: ...  # provided by LocalStore
 
     def _generation(self) -> int: ...  # provided by LocalStore
+
+    def _current_postings(self) -> object | None: ...  # provided by LocalStore
 
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by LocalStore
@@ -63,7 +69,7 @@ class DerivedFiles:
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
             derived = path.suffix in (".npy", ".npz", ".json", ".bin") and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-")
+                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "postings-")
             )
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
@@ -100,6 +106,8 @@ class DerivedFiles:
             fsync_directory(self.directory)
         if self._lock_fd is not None:
             self._refresh_graph(generation)
+            if not self._conn.in_transaction:
+                self._current_postings()  # built and saved now, not at the first question
             self._remove_stray_files()
 
     refresh_matrix = refresh_derived  # the name callers used before the Store protocol had one
@@ -193,6 +201,10 @@ class DerivedFiles:
         generation = self._generation()
         self.refresh_matrix(force=True)
         self._lexicon = None
+        # the lexical postings are built again from SQLite at the next lexical search
+        with contextlib.suppress(FileNotFoundError):
+            (self.directory / f"postings-{generation}.npz").unlink()
+        self._postings, self._postings_generation = None, -1
         return [p.name for p in (*self._matrix_paths(generation), self._lexicon_path(generation))]
 
     # ----------------------------------------------------------------- graph search

@@ -6,6 +6,7 @@
     DIR/ids-<gen>.npy       the generation they describe (``store/derived.py``)
     DIR/lexicon-<gen>.json
     DIR/hnsw-<gen>.bin
+    DIR/postings-<gen>.npz  the lexical index's postings, for BM25 in memory (``store/bm25.py``)
     DIR/index.lock          held by the one process allowed to write
 
 SQLite is the source of truth and the only thing that must survive a crash: every batch of an
@@ -23,25 +24,25 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store import check, lexical
+from lastword.store import bm25, check, lexical
 from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
+from lastword.store.local_search import LocalSearch
 from lastword.store.protocol import (
     FORMAT_VERSION,
     DocumentRecord,
-    Hit,
     IndexInfo,
     NewPassage,
     ReferenceEntry,
@@ -78,24 +79,12 @@ CREATE TABLE IF NOT EXISTS passages (
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 """
 
-# One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
-# matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
-# per call costs more than the product (OpenBLAS resizes its pool twice), so the first search
-# limits numpy's BLAS for the process. Torch (the embedder) uses OpenMP, not this pool.
-_single_thread_blas: object | None = None
-
-
-def _use_single_thread_blas() -> None:
-    global _single_thread_blas
-    if _single_thread_blas is None:
-        _single_thread_blas = ThreadpoolController().limit(limits=1, user_api="blas")
-
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class LocalStore(DerivedFiles, StoreExtras):
+class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
     def __init__(
@@ -119,6 +108,10 @@ class LocalStore(DerivedFiles, StoreExtras):
         self._graph_generation = -1
         self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
         self._kind_generation = -1
+        self._postings: bm25.Postings | None = None
+        self._postings_generation = -1
+        self._stemmer = bm25.Stemmer()
+        self._postings_lock = threading.Lock()
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -336,64 +329,59 @@ class LocalStore(DerivedFiles, StoreExtras):
             self._conn.execute("ROLLBACK")
 
     # ----------------------------------------------------------------- reading
-    def search(
-        self,
-        query: np.ndarray,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        matrix, ids = self._load_matrix()
-        if len(ids) == 0 or k <= 0:
-            return []
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        if query.shape[0] != matrix.shape[1]:
-            raise CorpusIndexError(
-                f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
-            )
-        _use_single_thread_blas()
-        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
-        found = self._search_graph(matrix, ids, query, k, excluded, kinds)
-        if found is not None:
-            return self._hits(ids, *found)
-        scores = matrix @ query
-        if excluded is not None and len(excluded):
-            scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
-        if kinds is not None:
-            scores[~self._kind_mask(kinds, None)] = -np.inf
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        top = top[np.isfinite(scores[top])]
-        return self._hits(ids, top, scores[top])
-
-    def _hits(self, ids: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[Hit]:
-        passages = self.passages_by_id([int(ids[row]) for row in rows])
-        return [
-            Hit(passage=passages[int(ids[row])], score=float(score))
-            for row, score in zip(rows, scores, strict=True)
-        ]
-
-    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
-        """The cosine of each of these passages to a unit-norm query vector."""
-        matrix, ids = self._load_matrix()
-        rows = np.searchsorted(ids, np.asarray(passage_ids, dtype=np.int64))
-        found = [(pid, int(r)) for pid, r in zip(passage_ids, rows, strict=True) if r < len(ids)]
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        return {pid: float(matrix[r] @ query) for pid, r in found if ids[r] == pid}
-
-    def search_lexical(
+    def _lexical_search(
         self,
         text: str,
         k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by BM25 over the lexical index (``store/lexical.py``), best first."""
-        schema = lexical.ready(self._conn)
-        found = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema)
-        passages = self.passages_by_id([pid for pid, _ in found])
-        return [Hit(passage=passages[pid], score=score) for pid, score in found]
+        exclude_doc_ids: Collection[str],
+        kinds: Collection[str] | None,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Search the in-memory postings (``store/bm25.py``); None: run the FTS5 query."""
+        if self._conn.in_transaction:  # a writer's open batch: FTS5 sees it, postings do not
+            return None
+        postings = self._current_postings()
+        if postings is None:
+            return None
+        phrases = self._stemmer.phrases(self._conn, text)
+        if phrases is None:
+            return None
+        if not phrases:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
+        allowed = postings.of_kinds(kinds) if kinds is not None else None
+        return postings.search(phrases, k, excluded, allowed)
+
+    def _current_postings(self) -> bm25.Postings | None:
+        generation = self._generation()
+        if self._postings_generation == generation:
+            return self._postings
+        with self._postings_lock:
+            return self._postings_of(generation)
+
+    def _postings_of(self, generation: int) -> bm25.Postings | None:
+        if self._postings_generation == generation:
+            return self._postings  # another thread built them meanwhile
+        schema = lexical.ready(self._conn)  # an index older than its lexical table gets it now
+        path = self.directory / f"postings-{generation}.npz"
+        postings = bm25.Postings.load(path)
+        count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+        if postings is None and count > bm25.MAX_PASSAGES:
+            # Too big to hold in memory: the FTS5 query answers, as it did before.
+            self._postings, self._postings_generation = None, generation
+            return None
+        if postings is None:
+            self._conn.execute("BEGIN")  # one snapshot: the generation and the table it tags
+            try:
+                generation = self._generation()
+                postings = bm25.Postings.build(self._conn, schema)
+            finally:
+                self._conn.execute("COMMIT")
+            path = self.directory / f"postings-{generation}.npz"
+            if os.access(self.directory, os.W_OK):
+                with contextlib.suppress(OSError):
+                    postings.save(path)
+        self._postings, self._postings_generation = postings, generation
+        return postings
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray:
         doc_ids = list(doc_ids)

@@ -29,7 +29,7 @@ import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,9 +37,7 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import ConfigError, CorpusIndexError, IndexLockedError
-from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store.lexical import lexical_tokens
 from lastword.store.postgres_extras import (
     PostgresExtras,
     binary_copy,
@@ -47,10 +45,10 @@ from lastword.store.postgres_extras import (
     create_vector_index,
     ivfflat_stale,
 )
+from lastword.store.postgres_search import PostgresSearch
 from lastword.store.protocol import (
     FORMAT_VERSION,
     DocumentRecord,
-    Hit,
     IndexInfo,
     NewPassage,
     ReferenceEntry,
@@ -58,11 +56,6 @@ from lastword.store.protocol import (
     initial_meta,
 )
 from lastword.terms import terms
-
-_PASSAGE_COLUMNS = (
-    "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
-    "d.metadata, p.kind, p.flags"
-)
 
 
 def _psycopg():
@@ -84,11 +77,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _vector_text(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
-
-
-class PostgresStore(PostgresExtras):
+class PostgresStore(PostgresExtras, PostgresSearch):
     """PostgreSQL + pgvector. Open with ``open`` (reading) or ``open_for_write``."""
 
     def __init__(self, dsn: str, settings: StoreSettings, *, writer: bool, connection: Any) -> None:
@@ -416,104 +405,6 @@ class PostgresStore(PostgresExtras):
             value = self._count_terms()
         self._lexicon = (generation, value)
         return value
-
-    def search(
-        self,
-        query: np.ndarray,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        dim = self.embedder.dim
-        if query.shape[0] != dim:
-            raise CorpusIndexError(
-                f"query vector has {query.shape[0]} dimensions; the index has {dim}"
-            )
-        if k <= 0:
-            return []
-        where, params = [], []
-        if exclude_doc_ids:
-            where.append("NOT (doc_id = ANY(%s))")
-            params.append(list(exclude_doc_ids))
-        if kinds is not None:
-            where.append("kind = ANY(%s)")
-            params.append(list(kinds))
-        text = _vector_text(query)
-        sql = (
-            f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
-            + (f"WHERE {' AND '.join(where)} " if where else "")
-            + "ORDER BY embedding <=> %s::vector LIMIT %s"
-        )
-        rows = self._fetch(sql, (text, *params, text, k))
-        # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
-        rows.sort(key=lambda row: (row[1], row[0]))
-        passages = self.passages_by_id([row[0] for row in rows])
-        return [Hit(passage=passages[pid], score=1.0 - float(distance)) for pid, distance in rows]
-
-    def search_lexical(
-        self,
-        text: str,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
-        # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
-        tokens = list(dict.fromkeys(lexical_tokens(text)))
-        if not tokens or k <= 0:
-            return []
-        where, params = ["tokens @@ q"], []
-        if exclude_doc_ids:
-            where.append("NOT (doc_id = ANY(%s))")
-            params.append(list(exclude_doc_ids))
-        if kinds is not None:
-            where.append("kind = ANY(%s)")
-            params.append(list(kinds))
-        rows = self._fetch(
-            f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
-            f"to_tsquery('english', %s) q WHERE {' AND '.join(where)} "
-            "ORDER BY rank DESC, id LIMIT %s",
-            (" | ".join(tokens), *params, k),
-        )
-        passages = self.passages_by_id([row[0] for row in rows])
-        return [Hit(passage=passages[pid], score=float(rank)) for pid, rank in rows]
-
-    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
-        """The cosine of each of these passages to a unit-norm query vector."""
-        if not len(passage_ids):
-            return {}
-        rows = self._fetch(
-            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {self._t('passages')} "
-            "WHERE id = ANY(%s)",
-            (_vector_text(query), [int(p) for p in passage_ids]),
-        )
-        return {int(pid): float(score) for pid, score in rows}
-
-    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
-        if not passage_ids:
-            return {}
-        rows = self._fetch(
-            f"SELECT {_PASSAGE_COLUMNS} FROM {self._t('passages')} p "
-            f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
-            (list(passage_ids),),
-        )
-        return {
-            row[0]: Passage.model_construct(
-                passage_id=row[0],
-                doc_id=row[1],
-                title=row[2],
-                page=row[3],
-                position=row[4],
-                char_start=row[5],
-                char_end=row[6],
-                text=row[7],
-                metadata=row[8],
-                kind=row[9],
-                flags=tuple(json.loads(row[10])),
-            )
-            for row in rows
-        }
 
     def document_text(self, doc_id: str) -> str:
         rows = self._fetch(

@@ -141,6 +141,37 @@ class Store(Protocol):
         """
         ...
 
+    def search_ids(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``search`` as (passage ids int64, cosines float64), best first: no passage is built.
+
+        The same passages, order and scores as ``search``; hybrid retrieval's candidate stage.
+        """
+        ...
+
+    def search_lexical_ids(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``search_lexical`` as (passage ids int64, scores float64), best first."""
+        ...
+
+    def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        """``title + "\\n" + text`` of each of these passages (what re-ranking reads)."""
+        ...
+
+    def passage_docs(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        """The document id of each of these passages."""
+        ...
+
     def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
         """The cosine similarity of each of these passages to a unit-norm query vector."""
         ...

@@ -1,0 +1,188 @@
+"""The local store's searches: candidates as ids and scores, whole passages only when asked.
+
+Hybrid retrieval (``retrieve.py``) ranks a few hundred candidates and shows eight: it asks for
+ids and scores (``search_ids``, ``search_lexical_ids``), cosines by matrix row (``cosines``),
+the title and text of the re-ranked head (``passage_texts``, one ``IN (...)`` query) and whole
+passages only for what it returns. ``search`` and ``search_lexical`` are the same searches with
+the passages built. Mixed into ``LocalStore``, which provides the connection and the matrix.
+
+Lexical search over a committed index runs on the in-memory postings of ``store/bm25.py``
+(FTS5's own BM25, computed over arrays); inside a writer's open batch, or for a question FTS5
+would cut differently, it runs the FTS5 query itself (``store/lexical.py``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Sequence
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from lastword.errors import CorpusIndexError
+from lastword.result import Passage
+from lastword.store import lexical
+from lastword.store.protocol import Hit
+
+# One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
+# matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
+# per call costs more than the product (OpenBLAS resizes its pool twice), so the first search
+# limits numpy's BLAS for the process. Torch (the embedder) uses OpenMP, not this pool.
+_single_thread_blas: object | None = None
+
+
+def _use_single_thread_blas() -> None:
+    global _single_thread_blas
+    if _single_thread_blas is None:
+        _single_thread_blas = ThreadpoolController().limit(limits=1, user_api="blas")
+
+
+_NO_IDS = np.empty(0, dtype=np.int64)
+_NO_SCORES = np.empty(0, dtype=np.float64)
+
+
+class LocalSearch:
+    """Mixed into ``LocalStore``: dense and lexical search, as ids or as passages."""
+
+    _conn: sqlite3.Connection
+
+    # provided by LocalStore / DerivedFiles (which come first in its bases)
+    def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def _search_graph(self, *args: object) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+    def _kind_mask(self, kinds: Collection[str], rows: np.ndarray | None) -> np.ndarray: ...
+
+    def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray: ...
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]: ...
+
+    def _lexical_search(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str],
+        kinds: Collection[str] | None,
+    ) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+    # ----------------------------------------------------------------- dense
+    def search_ids(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(passage ids, cosines) of the top k, best first: ``search`` without the passages."""
+        matrix, ids = self._load_matrix()
+        matrix = np.asarray(matrix)  # a plain view of the memory map: no subclass overhead
+        if len(ids) == 0 or k <= 0:
+            return _NO_IDS, _NO_SCORES
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != matrix.shape[1]:
+            raise CorpusIndexError(
+                f"query vector has {query.shape[0]} dimensions; the index has {matrix.shape[1]}"
+            )
+        _use_single_thread_blas()
+        excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
+        found = self._search_graph(matrix, ids, query, k, excluded, kinds)
+        if found is not None:
+            rows, scores = found
+            return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+        scores = matrix @ query
+        if excluded is not None and len(excluded):
+            scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
+        if kinds is not None:
+            scores[~self._kind_mask(kinds, None)] = -np.inf
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        top = top[np.isfinite(scores[top])]
+        return ids[top].astype(np.int64), scores[top].astype(np.float64)
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of each of these passages to a unit-norm query vector, by matrix row."""
+        matrix, ids = self._load_matrix()
+        matrix = np.asarray(matrix)  # a plain view: indexing a memmap costs 4x more per row
+        wanted = np.asarray(passage_ids, dtype=np.int64)
+        rows = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+        known = (ids[rows] == wanted) if len(ids) else np.zeros(len(wanted), dtype=bool)
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        # One dot product per row, as before: a matrix product over the rows would round some
+        # cosines differently in the last bit, and the hybrid order must not move.
+        return {
+            pid: float(matrix[row].dot(query))
+            for pid, row, ok in zip(wanted.tolist(), rows.tolist(), known.tolist(), strict=True)
+            if ok
+        }
+
+    # ----------------------------------------------------------------- lexical
+    def search_lexical_ids(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(passage ids, BM25 scores) of the top k by the lexical index, best first."""
+        if k <= 0:
+            return _NO_IDS, _NO_SCORES
+        found = self._lexical_search(text, k, exclude_doc_ids, kinds)
+        if found is not None:
+            return found
+        schema = lexical.ready(self._conn)
+        rows = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema)
+        return (
+            np.array([pid for pid, _ in rows], dtype=np.int64),
+            np.array([score for _, score in rows], dtype=np.float64),
+        )
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by BM25 over the lexical index (``store/lexical.py``), best first."""
+        return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))
+
+    # ----------------------------------------------------------------- what candidates need
+    def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        passages = self.passages_by_id(ids.tolist())
+        return [
+            Hit(passage=passages[pid], score=score)
+            for pid, score in zip(ids.tolist(), scores.tolist(), strict=True)
+        ]
+
+    def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        """Each passage's document title and text, as ``title + "\\n" + text``."""
+        if not len(passage_ids):
+            return {}
+        marks = ",".join("?" * len(passage_ids))
+        rows = self._conn.execute(
+            "SELECT p.id, d.title, p.text FROM passages p JOIN documents d USING (doc_id) "
+            f"WHERE p.id IN ({marks})",
+            [int(p) for p in passage_ids],
+        ).fetchall()
+        return {row[0]: f"{row[1]}\n{row[2]}" for row in rows}
+
+    def passage_docs(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        """The document id of each of these passages."""
+        if not len(passage_ids):
+            return {}
+        marks = ",".join("?" * len(passage_ids))
+        rows = self._conn.execute(
+            f"SELECT id, doc_id FROM passages WHERE id IN ({marks})",
+            [int(p) for p in passage_ids],
+        ).fetchall()
+        return {row[0]: row[1] for row in rows}

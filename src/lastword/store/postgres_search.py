@@ -1,0 +1,191 @@
+"""The PostgreSQL store's searches: candidates as ids and scores, passages when asked.
+
+The same seams as the local store (``store/local_search.py``): ``search_ids`` and
+``search_lexical_ids`` give ids and scores for hybrid retrieval's candidate stage,
+``passage_texts`` what its re-ranking reads, ``passages_by_id`` whole passages for what it
+returns. Mixed into ``PostgresStore``, which provides the connection (``_fetch``), the
+schema-qualified table names (``_t``) and the embedder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from lastword.embed.protocol import EmbedderInfo
+from lastword.errors import CorpusIndexError
+from lastword.result import Passage
+from lastword.store.lexical import lexical_tokens
+from lastword.store.protocol import Hit
+
+_PASSAGE_COLUMNS = (
+    "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
+    "d.metadata, p.kind, p.flags"
+)
+_NO_IDS = np.empty(0, dtype=np.int64)
+_NO_SCORES = np.empty(0, dtype=np.float64)
+
+
+def vector_text(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+
+class PostgresSearch:
+    """Mixed into ``PostgresStore`` (after its own methods and ``PostgresExtras``)."""
+
+    def _t(self, name: str) -> str: ...  # provided by PostgresStore
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]: ...
+
+    @property
+    def embedder(self) -> EmbedderInfo: ...  # provided by PostgresStore
+
+    def search_ids(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = self.embedder.dim
+        if query.shape[0] != dim:
+            raise CorpusIndexError(
+                f"query vector has {query.shape[0]} dimensions; the index has {dim}"
+            )
+        if k <= 0:
+            return _NO_IDS, _NO_SCORES
+        where, params = [], []
+        if exclude_doc_ids:
+            where.append("NOT (doc_id = ANY(%s))")
+            params.append(list(exclude_doc_ids))
+        if kinds is not None:
+            where.append("kind = ANY(%s)")
+            params.append(list(kinds))
+        text = vector_text(query)
+        sql = (
+            f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
+            + (f"WHERE {' AND '.join(where)} " if where else "")
+            + "ORDER BY embedding <=> %s::vector LIMIT %s"
+        )
+        rows = self._fetch(sql, (text, *params, text, k))
+        # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
+        rows.sort(key=lambda row: (row[1], row[0]))
+        return (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
+        )
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))
+
+    def search_lexical_ids(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, ``ts_rank_cd`` scores, higher is better) for the question's terms, best first."""
+        # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
+        tokens = list(dict.fromkeys(lexical_tokens(text)))
+        if not tokens or k <= 0:
+            return _NO_IDS, _NO_SCORES
+        where, params = ["tokens @@ q"], []
+        if exclude_doc_ids:
+            where.append("NOT (doc_id = ANY(%s))")
+            params.append(list(exclude_doc_ids))
+        if kinds is not None:
+            where.append("kind = ANY(%s)")
+            params.append(list(kinds))
+        rows = self._fetch(
+            f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
+            f"to_tsquery('english', %s) q WHERE {' AND '.join(where)} "
+            "ORDER BY rank DESC, id LIMIT %s",
+            (" | ".join(tokens), *params, k),
+        )
+        return (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.array([float(row[1]) for row in rows], dtype=np.float64),
+        )
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
+        return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))
+
+    def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        passages = self.passages_by_id(ids.tolist())
+        return [
+            Hit(passage=passages[pid], score=score)
+            for pid, score in zip(ids.tolist(), scores.tolist(), strict=True)
+        ]
+
+    def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT p.id, d.title, p.text FROM {self._t('passages')} p "
+            f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
+            ([int(p) for p in passage_ids],),
+        )
+        return {int(row[0]): f"{row[1]}\n{row[2]}" for row in rows}
+
+    def passage_docs(self, passage_ids: Sequence[int]) -> dict[int, str]:
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT id, doc_id FROM {self._t('passages')} WHERE id = ANY(%s)",
+            ([int(p) for p in passage_ids],),
+        )
+        return {int(row[0]): row[1] for row in rows}
+
+    def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
+        """The cosine of each of these passages to a unit-norm query vector."""
+        if not len(passage_ids):
+            return {}
+        rows = self._fetch(
+            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {self._t('passages')} "
+            "WHERE id = ANY(%s)",
+            (vector_text(query), [int(p) for p in passage_ids]),
+        )
+        return {int(pid): float(score) for pid, score in rows}
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
+        if not passage_ids:
+            return {}
+        rows = self._fetch(
+            f"SELECT {_PASSAGE_COLUMNS} FROM {self._t('passages')} p "
+            f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
+            (list(passage_ids),),
+        )
+        return {
+            row[0]: Passage.model_construct(
+                passage_id=row[0],
+                doc_id=row[1],
+                title=row[2],
+                page=row[3],
+                position=row[4],
+                char_start=row[5],
+                char_end=row[6],
+                text=row[7],
+                metadata=row[8],
+                kind=row[9],
+                flags=tuple(json.loads(row[10])),
+            )
+            for row in rows
+        }
