@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
+from lastword.ingest.structure import word_list
 from lastword.verify.numbers import extract_quantities
 
 #: extra weight of a rare term, code or number written in the question
@@ -53,6 +54,42 @@ _NUMBER_QUESTION = re.compile(
 )
 _NAME_QUESTION = re.compile(
     r"^\s*(which|who|whom|whose)\b|\bwhich\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
+    re.I,
+)
+#: the kind of number asked, when the question says (else any number of its own will do)
+_NUMBER_KINDS = (
+    ("count", re.compile(r"\bhow\s+many\b|\bwhat\s+(?:[\w\-]+\s+){0,2}?number\s+of\b", re.I)),
+    (
+        "time",
+        re.compile(
+            r"\bhow\s+(long|old)\b|\bwhat\s+(?:[\w\-]+\s+){0,3}?(duration|age|period)\b", re.I
+        ),
+    ),
+    (
+        "percent",
+        re.compile(r"\bwhat\s+(?:[\w\-]+\s+){0,3}?(percentages?|proportion|share)\b", re.I),
+    ),
+    (
+        "change",
+        re.compile(
+            r"\bhow\s+much\s+(?:[\w\-/]+\s+){0,8}?(change|increase|decrease|reduce|improve|raise|"
+            r"rise|fall|lower|differ|cut|boost)\w*\b|\bby\s+how\s+much\b|\bby\s+(roughly\s+)?what\b",
+            re.I,
+        ),
+    ),
+)
+_TIME_UNITS = frozenset({"h", "min", "s", "d", "wk", "mo", "y"})
+_CHANGE_WORDS = re.compile(
+    r"\b(rose|fell|increas\w*|decreas\w*|reduc\w*|improv\w*|rais\w*|declin\w*|drop\w*|"
+    r"differ\w*|change\w*|gain\w*|loss\w*|lost|more|less|higher|lower|greater|fewer|"
+    r"fold|percentage\s+points?)\b",
+    re.I,
+)
+#: a question that asks two things: "which group ..., and what were its weight gain and FCR?"
+_SECOND_ASK = re.compile(
+    r"\band\s+(what|which|how|who|whom|whose|where|when|why|whether|of\s+which|at\s+what|"
+    r"by\s+what|in\s+what|in\s+which|from\s+which|with\s+what|did|does|do|was|were|is|are)\b"
+    r"|\?\s*\S",
     re.I,
 )
 _PLACE_QUESTION = re.compile(r"^\s*where\b|\bfrom\s+where\b|\bwhere\s+was\b", re.I)
@@ -119,6 +156,10 @@ class QuestionProfile:
     wants_name: bool
     wants_place: bool
     about_other_work: bool
+    #: the kind of number asked: "count", "time", "percent", "change", or "" (any number)
+    number_kind: str = ""
+    #: the question asks two or more things (a later sentence may answer a later part)
+    several: bool = False
 
     @classmethod
     def of(cls, question: str) -> QuestionProfile:
@@ -132,7 +173,14 @@ class QuestionProfile:
             wants_name=bool(_NAME_QUESTION.search(question)),
             wants_place=bool(_PLACE_QUESTION.search(question)),
             about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
+            number_kind=next((k for k, rx in _NUMBER_KINDS if rx.search(question)), ""),
+            several=bool(_SECOND_ASK.search(question)),
         )
+
+    def question_values(self) -> set[str]:
+        """The numbers the question itself writes (values, and spelled counts)."""
+        values = {format(q.value.normalize(), "f") for q in extract_quantities(self.question)}
+        return values | _number_words(self.question)
 
 
 @dataclass
@@ -144,6 +192,8 @@ class Candidate:
     passage_score: float
     kind: str = "body"
     terms: set[str] = field(default_factory=set)
+    #: the sentence's place in its passage (0 first): sentences one apart are neighbours
+    position: int = 0
 
     def __post_init__(self) -> None:
         self.terms = _terms(self.text)
@@ -206,9 +256,9 @@ def penalties(candidate: Candidate, profile: QuestionProfile) -> list[str]:
 
 _METHOD_RE = re.compile(
     r"\b(the\s+)?(aim|aims|objective|objectives|purpose|goal)\s+(of|was|were|is)\b"
-    r"|\bwas\s+(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
+    r"|\bwas\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
     r"studied|measured|tested|calculated|performed|conducted|carried\s+out)\b"
-    r"|\bwere\s+(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
+    r"|\bwere\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
     r"studied|measured|tested|calculated|performed|conducted|carried\s+out)\b"
     r"|\b(we|this\s+study)\s+(aimed|sought|set\s+out|investigated|evaluated|examined)\b"
     r"|\bhas\s+not\s+been\s+(studied|investigated|reported)\b",
@@ -222,6 +272,12 @@ _RESULT_RE = re.compile(
     r"|\b(highest|lowest|maximum|minimum|most|least)\b",
     re.I,
 )
+
+
+def reports_method(candidate: Candidate) -> bool:
+    """The sentence says what was done or aimed at ("... was determined", "the aim was")."""
+    return bool(_METHOD_RE.search(candidate.text))
+
 
 #: the signals one candidate sentence is scored on, in the order of ``ANSWER_MODEL``
 FEATURES = (
@@ -277,7 +333,7 @@ def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
     for q in extract_quantities(candidate.text):
         if _looks_like_year(q.text):
             continue
-        if str(q.value.normalize()) not in question_values:
+        if format(q.value.normalize(), "f") not in question_values:
             return True
     return False
 
@@ -297,21 +353,51 @@ def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
     (not the word that opens the sentence). A second sentence that adds one adds an answer."""
     found: set[str] = set()
     if profile.wants_number:
-        question = {format(q.value.normalize(), "f") for q in extract_quantities(profile.question)}
-        values = {
-            format(q.value.normalize(), "f")
-            for q in extract_quantities(candidate.text)
-            if not _looks_like_year(q.text)
-        }
-        found |= (
-            (values | _number_words(candidate.text)) - question - _number_words(profile.question)
-        )
+        found |= asked_numbers(candidate, profile) - profile.question_values()
     if profile.wants_name:
-        for word in _words(candidate.text)[1:]:
+        words = _words(candidate.text)
+        # a sentence's first word is capitalised anyway: a name only when not a common word
+        if words and (_is_rare_token(words[0]) or words[0].lower() not in word_list()):
+            words[0] = words[0].capitalize() if not _is_rare_token(words[0]) else words[0]
+        elif words:
+            words = words[1:]
+        for word in words:
             named = _is_rare_token(word) or word[:1].isupper()
             if named and _stem(word) not in profile.terms and word.lower() not in _STOP:
                 found.add(_stem(word))
     return found
+
+
+def asked_numbers(candidate: Candidate, profile: QuestionProfile) -> set[str]:
+    """The sentence's numbers of the kind the question asks for (not years): a count ("412
+    adults", "fifteen") for how many, a duration for how long / how old, a percentage for what
+    percentage, a value stated as a change ("rose by 1.8%", "0.9 percentage points", "70% more")
+    for how much did ... change; any number when the question does not say."""
+    kind = profile.number_kind
+    text = candidate.text
+    if kind == "change" and not _CHANGE_WORDS.search(text):
+        return set()
+    out = set()
+    for q in extract_quantities(text):
+        if _looks_like_year(q.text):
+            continue
+        unit = q.unit or ""
+        if (
+            not kind
+            or (kind == "count" and not unit)
+            or (kind == "time" and unit in _TIME_UNITS)
+            or (kind == "percent" and unit == "%")
+            or (kind == "change" and unit)
+        ):
+            out.add(format(q.value.normalize(), "f"))
+    if kind in ("", "count"):
+        out |= _number_words(text)
+    return out
+
+
+def states_new_number(candidate: Candidate, profile: QuestionProfile) -> bool:
+    """The sentence states a number (not a year) that the question does not write itself."""
+    return _new_quantities(candidate, profile.question_values())
 
 
 @dataclass(frozen=True)
@@ -368,8 +454,7 @@ def candidate_features(
     passage_terms: dict[int, set[str]] = {}
     for c, own in zip(candidates, matched, strict=True):
         passage_terms.setdefault(c.n, set()).update(own)
-    question_values = {str(q.value.normalize()) for q in extract_quantities(profile.question)}
-    question_values |= _number_words(profile.question)
+    question_values = profile.question_values()
     rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     for i, c in enumerate(candidates):
         own = matched[i]

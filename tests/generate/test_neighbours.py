@@ -1,0 +1,139 @@
+"""Neighbouring sentences, followers that must add something asked, and the kind of number asked.
+
+The asked specific often sits next to the sentence that says what it is about ("In 2010/11, at
+Morrison grain yield increased ..." / "Nutri-phite resulted in 70% more grain yield ..."): the
+generator scores such neighbours as one and quotes both, each cited, each verbatim, and the
+verifier keeps both. A sentence that only adds context to a one-part question ("The trial
+enrolled 412 adults") does not follow. Real MiniLM and the real verifier; passages written like
+the papers' own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lastword.generate.answering import (
+    Candidate,
+    Coverage,
+    QuestionProfile,
+    asked_numbers,
+    states_new_number,
+)
+from lastword.generate.extractive import (
+    ExtractiveGenerator,
+    candidates_of,
+    cite_each,
+    neighbour_pairs,
+)
+from lastword.generate.protocol import GenerationRequest
+from lastword.result import RetrievedPassage
+from lastword.settings import Settings
+from lastword.verify import verify_draft
+from lastword.verify.sentences import split_line
+
+YIELD = (
+    "Grain yield was significantly affected by treatments among the locations. In 2010/11 at "
+    "Perkins, all treatments had significantly higher yield than the nontreated plots. However, "
+    "yield was not different among the fertilizer treatments. In 2010/11, at Morrison grain "
+    "yield increased due to application of Nutri-phite compared to control treatments. "
+    "Nutri-phite resulted in 70% more grain yield than the nontreated. At Perry in 2010/11, "
+    "Nutri-phite did not significantly increase grain yield compared to the standard treatment."
+)
+OTHER = (
+    "Soil samples were collected before planting at each site. Soil pH ranged from 5.1 to 6.8 "
+    "across the three locations."
+)
+BONE = (
+    "This two-year randomised trial enrolled 412 community-dwelling adults aged 65 to 84 with "
+    "serum 25-hydroxyvitamin D below 20 ng/mL. Participants received either 2,000 IU of "
+    "vitamin D3 daily or a matching placebo."
+)
+BONE_RESULT = (
+    "After 24 months, lumbar spine bone mineral density rose by 1.8% in the vitamin D group and "
+    "fell by 0.4% in the placebo group. Total hip density showed a smaller difference of 0.9 "
+    "percentage points. Falls were recorded as a secondary outcome and did not differ."
+)
+
+
+def passage(n: int, text: str, score: float = 0.7) -> RetrievedPassage:
+    return RetrievedPassage(
+        n=n, passage_id=n, doc_id=f"d{n}", title="A paper", page=1, score=score, text=text
+    )
+
+
+@pytest.fixture(scope="module")
+def generator(minilm) -> ExtractiveGenerator:
+    return ExtractiveGenerator(minilm)
+
+
+def test_the_place_asked_is_quoted_from_the_sentence_before_the_number(generator, minilm) -> None:
+    question = "At Morrison in 2010/11, how much did Nutri-phite change grain yield?"
+    passages = [passage(1, YIELD, 0.8), passage(2, OTHER, 0.4)]
+    draft = generator.generate(GenerationRequest(question, passages, "corpus"))
+    place = "In 2010/11, at Morrison grain yield increased due to application of Nutri-phite"
+    assert place in draft.text
+    assert "Nutri-phite resulted in 70% more grain yield than the nontreated [1]." in draft.text
+    # the pair is written in the passage's order, each sentence with its own marker
+    assert draft.text.index(place) < draft.text.index("70% more")
+    assert "Perkins" not in draft.text
+    checked = verify_draft(draft.text, passages, minilm, Settings().verify, question=question)
+    assert checked.supported and not checked.dropped and not checked.phantoms
+    assert "Morrison" in checked.answer and "70%" in checked.answer
+
+
+def test_a_pair_needs_a_subject_neighbour_and_a_specific_neighbour() -> None:
+    question = "At Morrison in 2010/11, how much did Nutri-phite change grain yield?"
+    profile = QuestionProfile.of(question)
+    candidates = candidates_of(GenerationRequest(question, [passage(1, YIELD)], "corpus"))
+    pairs = neighbour_pairs(profile, candidates, Coverage.of(profile, candidates))
+    joined = [pair.joined.text for pair in pairs]
+    assert any("Morrison" in t and "70% more" in t for t in joined)
+    # every pair is two sentences one apart in the same passage, in reading order
+    for pair in pairs:
+        a, b = (candidates[i] for i in pair.members)
+        assert a.n == b.n and b.position == a.position + 1
+    # a name question gets no pair from a passage that names nothing new; no specific, no pair
+    where = QuestionProfile.of("Why did the yield differ between sites?")
+    assert neighbour_pairs(where, candidates, Coverage.of(where, candidates)) == []
+
+
+def test_a_context_sentence_does_not_follow_a_one_part_answer(generator, minilm) -> None:
+    question = "How much did vitamin D change lumbar spine bone density in older adults?"
+    passages = [passage(1, BONE, 0.77), passage(2, BONE_RESULT, 0.75)]
+    draft = generator.generate(GenerationRequest(question, passages, "corpus"))
+    assert "rose by 1.8%" in draft.text
+    assert "412" not in draft.text  # adds "adults" and numbers, but no change: context only
+    assert "0.9 percentage points" in draft.text  # a further change of the kind asked
+
+
+def test_the_kind_of_number_asked() -> None:
+    def numbers(question: str, sentence: str) -> set[str]:
+        return asked_numbers(Candidate(1, sentence, 0.5), QuestionProfile.of(question))
+
+    enrolled = "The trial enrolled 412 adults aged 65 to 84 for 24 months."
+    changed = "Bone density rose by 1.8% and hip density differed by 0.9 percentage points."
+    assert numbers("How many adults were enrolled?", enrolled) == {"412", "65", "84"}
+    assert numbers("How long did the trial last?", enrolled) == {"24"}
+    assert numbers("How much did bone density change?", enrolled) == set()
+    assert numbers("How much did bone density change?", changed) == {"1.8", "0.9"}
+    assert numbers("What percentage of pups survived?", changed) == {"1.8", "0.9"}
+    assert numbers("What was the dose?", enrolled) == {"412", "65", "84", "24"}
+
+
+def test_a_number_the_question_writes_itself_does_not_state_the_answer() -> None:
+    profile = QuestionProfile.of("At Morrison in 2010/11, how much did grain yield change?")
+    assert not states_new_number(
+        Candidate(1, "In 2010/11 at Perkins yield was higher.", 0.5), profile
+    )
+    assert states_new_number(Candidate(1, "Yield was 70% higher in 2010/11.", 0.5), profile)
+    assert QuestionProfile.of("Which group gained most, and what was its FCR?").several
+    assert not QuestionProfile.of("Which group gained most weight?").several
+
+
+def test_every_piece_the_verifier_reads_is_cited() -> None:
+    text = "Volatiles were analyzed by SPME-GC/MS. The assays ran on days 0, 1 and 2."
+    cited = cite_each(text, 3)
+    assert all(piece.endswith("[3].") for piece in split_line(cited))
+    # a source's own neutralised markers inside a word do not end a sentence for the verifier
+    plots = "The score plots (t(ref. 1)/ t(ref. 2)) separated samples from Day 2 [4]."
+    assert split_line(plots) == [plots]
