@@ -137,3 +137,47 @@ def test_every_piece_the_verifier_reads_is_cited() -> None:
     # a source's own neutralised markers inside a word do not end a sentence for the verifier
     plots = "The score plots (t(ref. 1)/ t(ref. 2)) separated samples from Day 2 [4]."
     assert split_line(plots) == [plots]
+
+
+TABLE = (
+    "Table-3: Performance of broilers under different dietary treatments over 6 weeks.\n"
+    "Treatments | Feed intake (g/bird) | Body weight gain (g/bird) | FCR\n"
+    "T1 | 3771.75±4.23 | 1801.75a±1.79 | 2.09c ±0.01\n"
+    "T5 | 3634.25±17.80 | 1863.25b±8.41 | 1.95b±0.01\n"
+    "T6 | 3627.50±6.64 | 2129.25c ±22.83 | 1.70a±0.01\n"
+    "T7 | 3640.25±4.23 | 2094.75c ±32.93 | 1.73a±0.04"
+)
+
+
+def test_which_is_highest_is_read_from_the_asked_column_of_a_table() -> None:
+    from lastword.generate.answering import FEATURES, candidate_features
+
+    table = RetrievedPassage(
+        n=1,
+        passage_id=1,
+        doc_id="b",
+        title="Broilers",
+        page=3,
+        score=0.6,
+        text=TABLE,
+        kind="table",
+    )
+    column = FEATURES.index("superlative")
+    for question, row in (
+        ("Which dietary group had the highest body weight gain?", "T6"),
+        ("Which dietary group had the lowest body weight gain?", "T1"),
+        ("Which group had the lowest feed intake?", "T6"),
+        ("Which group ate the most feed?", "T1"),
+    ):
+        profile = QuestionProfile.of(question)
+        candidates = candidates_of(GenerationRequest(question, [table], "corpus"))
+        marked = [
+            c.text
+            for c, f in zip(candidates, candidate_features(profile, candidates), strict=True)
+            if f[column]
+        ]
+        assert len(marked) == 1 and f"Treatments: {row};" in marked[0], question
+    # a named quantity is not a comparison; nor is a question with no superlative
+    assert QuestionProfile.of("What was the maximum non-toxic concentration?").superlative == 0
+    assert QuestionProfile.of("What was the weight gain of T6?").superlative == 0
+    assert QuestionProfile.of("What was the lowest dose that killed embryos?").superlative == -1

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
+from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.ingest.structure import word_list
 from lastword.verify.numbers import extract_quantities
 
@@ -160,6 +161,8 @@ class QuestionProfile:
     number_kind: str = ""
     #: the question asks two or more things (a later sentence may answer a later part)
     several: bool = False
+    #: +1 the question asks which one is highest / most, -1 lowest / least, 0 neither
+    superlative: int = 0
 
     @classmethod
     def of(cls, question: str) -> QuestionProfile:
@@ -175,6 +178,7 @@ class QuestionProfile:
             about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
             number_kind=next((k for k, rx in _NUMBER_KINDS if rx.search(question)), ""),
             several=bool(_SECOND_ASK.search(question)),
+            superlative=superlative_of(question),
         )
 
     def question_values(self) -> set[str]:
@@ -194,6 +198,8 @@ class Candidate:
     terms: set[str] = field(default_factory=set)
     #: the sentence's place in its passage (0 first): sentences one apart are neighbours
     position: int = 0
+    #: a table row's (column name, cell) pairs; empty for a sentence
+    cells: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         self.terms = _terms(self.text)
@@ -298,30 +304,34 @@ FEATURES = (
     "table",
     "authors",
     "bibliography",
+    "superlative",  # which is highest / lowest: the table row with the extreme value of the
+    # asked column, or a sentence that itself says highest / lowest (``superlative.py``)
 )
 
 #: logistic weights over ``FEATURES`` (the intercept first), fitted on the sentences of the
 #: DEV (odd-numbered) questions of the real-papers set by ``bench/answer_scorer.py``; a
-#: sentence is labelled positive when it states one of its question's required facts
+#: sentence is labelled positive when it states one of its question's required facts. Refit
+#: with ``superlative`` (``--fit``, ridge 3; ridge 1 gives the same DEV numbers)
 ANSWER_MODEL: dict[str, float] = {
-    "intercept": -5.797,
-    "words": 9.042,
-    "around": 0.805,
-    "passage": 2.175,
-    "echo": -0.876,
-    "novel": -0.103,
-    "asked_number": 0.05,
-    "missing_number": -2.541,
-    "asked_name": 1.348,
-    "method": -0.415,
-    "result": 0.673,
-    "own_result": 0.409,
-    "other_study": -0.385,
-    "heading": -0.179,
-    "caption": -0.09,
-    "table": -0.25,
-    "authors": -1.591,
-    "bibliography": -3.922,
+    "intercept": -5.737,
+    "words": 8.979,
+    "around": 0.89,
+    "passage": 2.267,
+    "echo": -0.948,
+    "novel": -0.146,
+    "asked_number": 0.0,
+    "missing_number": -2.547,
+    "asked_name": 1.272,
+    "method": -0.432,
+    "result": 0.567,
+    "own_result": 0.435,
+    "other_study": -0.36,
+    "heading": -0.226,
+    "caption": -0.253,
+    "table": -0.345,
+    "authors": -1.551,
+    "bibliography": -3.856,
+    "superlative": 2.545,
 }
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
@@ -455,6 +465,12 @@ def candidate_features(
     for c, own in zip(candidates, matched, strict=True):
         passage_terms.setdefault(c.n, set()).update(own)
     question_values = profile.question_values()
+    extreme = extremes(
+        profile.superlative,
+        [c.cells for c in candidates],
+        [c.n for c in candidates],
+        lambda name: coverage.share(_terms(name) & profile.terms),
+    )
     rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
     for i, c in enumerate(candidates):
         own = matched[i]
@@ -481,6 +497,9 @@ def candidate_features(
             "table": float("table" in why),
             "authors": float("authors" in why),
             "bibliography": float("bibliography" in why),
+            "superlative": float(
+                i in extreme or (not c.cells and states_superlative(c.text, profile.superlative))
+            ),
         }
         rows[i] = [values[name] for name in FEATURES]
     return rows

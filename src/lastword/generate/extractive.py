@@ -112,6 +112,11 @@ _TABLE_LABEL = re.compile(r"^\s*((supplementary\s+)?table\s*[-–.]?\s*S?[\dIVX]
 
 
 def table_rows(text: str) -> list[str]:
+    """The rows of a ``table`` passage as statements (see ``table_row_cells``)."""
+    return [statement for statement, _ in table_row_cells(text)]
+
+
+def table_row_cells(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """The rows of a ``table`` passage as statements: "Table 3 — Group: T6; FCR: 1.70".
 
     Ingest writes a table passage as lines: the caption ("Table 3 ..."), the column-header row,
@@ -131,11 +136,13 @@ def table_rows(text: str) -> list[str]:
         cells = row.split(" | ")
         if len(cells) < len(header):  # ingest leaves trailing empty cells out
             cells += [""] * (len(header) - len(cells))
+        named: tuple[tuple[str, str], ...] = ()
         if len(cells) == len(header):
-            body = "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
+            named = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
+            body = "; ".join(f"{h}: {c}" for h, c in named)
         else:
             body = f"{' | '.join(header)} / {row}"
-        out.append(f"{label} — {body}." if label else f"{body}.")
+        out.append((f"{label} — {body}." if label else f"{body}.", named))
     return out
 
 
@@ -146,8 +153,8 @@ def candidates_of(request: GenerationRequest) -> list[Candidate]:
         if passage.kind in NOT_EVIDENCE:
             continue
         text = neutralise_reference_markers(passage.text)
-        rows = table_rows(text) if passage.kind == "table" else []
-        sentences = rows or split_sentences(text)
+        rows = table_row_cells(text) if passage.kind == "table" else []
+        sentences = [r for r, _ in rows] or split_sentences(text)
         for position, sentence in enumerate(sentences):
             words = len(sentence.split())
             if words < MIN_WORDS or words > MAX_WORDS or not _END_MARK.search(sentence):
@@ -161,6 +168,7 @@ def candidates_of(request: GenerationRequest) -> list[Candidate]:
                     passage_score=passage.score,
                     kind=passage.kind,
                     position=position,
+                    cells=rows[position][1] if rows else (),
                 )
             )
     return out
