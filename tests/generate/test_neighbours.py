@@ -181,3 +181,50 @@ def test_which_is_highest_is_read_from_the_asked_column_of_a_table() -> None:
     assert QuestionProfile.of("What was the maximum non-toxic concentration?").superlative == 0
     assert QuestionProfile.of("What was the weight gain of T6?").superlative == 0
     assert QuestionProfile.of("What was the lowest dose that killed embryos?").superlative == -1
+
+
+def test_numbers_that_point_to_a_figure_or_table_are_not_stated_numbers() -> None:
+    profile = QuestionProfile.of("How much ZEA did the untreated control contain?")
+    pointer = Candidate(1, "ZEA levels decreased with the oil dose (Figure 5A, Table 2).", 0.5)
+    stated = Candidate(1, "The untreated control contained 6.07 μg/g of ZEA (Figure 5A).", 0.5)
+    assert not states_new_number(pointer, profile) and not pointer.has_quantity
+    assert states_new_number(stated, profile)
+
+
+def test_a_question_asking_two_kinds_of_number_takes_both() -> None:
+    profile = QuestionProfile.of(
+        "How long did the shift to mature milk take, and how many animals gave samples?"
+    )
+    assert profile.number_kinds == {"time", "count"} and profile.several
+    sentence = Candidate(1, "Six animals were sampled over about 30 days.", 0.5)
+    assert asked_numbers(sentence, profile) == {"six", "30"}
+
+
+def test_a_binomial_names_its_species_in_lower_case() -> None:
+    from lastword.generate.answering import specifics
+
+    profile = QuestionProfile.of("What is the scientific name of the Sulawesi fanged frog?")
+    named = Candidate(1, "We describe a new fanged frog (Limnonectes larvaepartus) here.", 0.5)
+    assert "larvae" in specifics(named, profile)
+    plain = Candidate(1, "We describe a new fanged frog from the island here.", 0.5)
+    assert specifics(plain, profile) == set()
+
+
+def test_a_follower_may_add_a_large_unstated_part_of_a_one_part_question(generator) -> None:
+    question = "Did post-trial plasma oxytocin differ between seal pups paired with familiar pups?"
+    passages = [
+        passage(
+            1,
+            "Weaned grey seal pups showed fewer checks when paired with a familiar pup than with "
+            "a stranger, indicating recognition between the two.",
+            0.7,
+        ),
+        passage(
+            2,
+            "Oxytocin concentrations in post-trial plasma samples were analysed; however, no "
+            "significant differences were detected between familiar or stranger trials.",
+            0.6,
+        ),
+    ]
+    draft = generator.generate(GenerationRequest(question, passages, "corpus"))
+    assert "no significant differences" in draft.text

@@ -157,8 +157,8 @@ class QuestionProfile:
     wants_name: bool
     wants_place: bool
     about_other_work: bool
-    #: the kind of number asked: "count", "time", "percent", "change", or "" (any number)
-    number_kind: str = ""
+    #: the kinds of number asked ("count", "time", "percent", "change"); empty: any number
+    number_kinds: frozenset[str] = frozenset()
     #: the question asks two or more things (a later sentence may answer a later part)
     several: bool = False
     #: +1 the question asks which one is highest / most, -1 lowest / least, 0 neither
@@ -176,7 +176,7 @@ class QuestionProfile:
             wants_name=bool(_NAME_QUESTION.search(question)),
             wants_place=bool(_PLACE_QUESTION.search(question)),
             about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
-            number_kind=next((k for k, rx in _NUMBER_KINDS if rx.search(question)), ""),
+            number_kinds=frozenset(k for k, rx in _NUMBER_KINDS if rx.search(question)),
             several=bool(_SECOND_ASK.search(question)),
             superlative=superlative_of(question),
         )
@@ -207,7 +207,7 @@ class Candidate:
     @property
     def has_quantity(self) -> bool:
         return bool(_number_words(self.text)) or any(
-            not _looks_like_year(q.text) for q in extract_quantities(self.text)
+            not _looks_like_year(q.text) for q in stated_quantities(self.text)
         )
 
 
@@ -217,6 +217,19 @@ NUMBER_WORDS = frozenset(
     sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
     hundred thousand dozen twofold threefold fourfold""".split()
 )
+
+
+#: numbers that only point somewhere: "Figure 5A", "Table-3", "Fig. 2b", "(ref. 12, 14)"
+_POINTER = re.compile(
+    r"\b(?:supplementary\s+)?(?:fig(?:ure)?s?|tables?|eq(?:uation)?s?|refs?)\.?[\s\-]*S?\d+[A-Za-z]?"
+    r"(?:\s*(?:,|and|–|-)\s*S?\d+[A-Za-z]?\b)*",
+    re.I,
+)
+
+
+def stated_quantities(text: str):
+    """The quantities a sentence states, leaving out figure, table and reference numbers."""
+    return extract_quantities(_POINTER.sub(" ", text))
 
 
 def _number_words(text: str) -> set[str]:
@@ -263,9 +276,9 @@ def penalties(candidate: Candidate, profile: QuestionProfile) -> list[str]:
 _METHOD_RE = re.compile(
     r"\b(the\s+)?(aim|aims|objective|objectives|purpose|goal)\s+(of|was|were|is)\b"
     r"|\bwas\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
-    r"studied|measured|tested|calculated|performed|conducted|carried\s+out)\b"
+    r"studied|measured|tested|calculated|performed|conducted|carried\s+out|undertaken)\b"
     r"|\bwere\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
-    r"studied|measured|tested|calculated|performed|conducted|carried\s+out)\b"
+    r"studied|measured|tested|calculated|performed|conducted|carried\s+out|undertaken)\b"
     r"|\b(we|this\s+study)\s+(aimed|sought|set\s+out|investigated|evaluated|examined)\b"
     r"|\bhas\s+not\s+been\s+(studied|investigated|reported)\b",
     re.I,
@@ -311,7 +324,9 @@ FEATURES = (
 #: logistic weights over ``FEATURES`` (the intercept first), fitted on the sentences of the
 #: DEV (odd-numbered) questions of the real-papers set by ``bench/answer_scorer.py``; a
 #: sentence is labelled positive when it states one of its question's required facts. Refit
-#: with ``superlative`` (``--fit``, ridge 3; ridge 1 gives the same DEV numbers)
+#: with ``superlative`` (``--fit``, ridge 3; ridge 1 gives the same DEV numbers). Refit again
+#: after figure/table numbers stopped counting as stated numbers, it gave DEV 11/25 correct
+#: without a gate against 12/25 for these weights, so these were kept (chosen on DEV)
 ANSWER_MODEL: dict[str, float] = {
     "intercept": -5.737,
     "words": 8.979,
@@ -340,7 +355,7 @@ NOVEL_CAP = 12
 def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
     if _number_words(candidate.text) - question_values:
         return True
-    for q in extract_quantities(candidate.text):
+    for q in stated_quantities(candidate.text):
         if _looks_like_year(q.text):
             continue
         if format(q.value.normalize(), "f") not in question_values:
@@ -375,7 +390,16 @@ def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
             named = _is_rare_token(word) or word[:1].isupper()
             if named and _stem(word) not in profile.terms and word.lower() not in _STOP:
                 found.add(_stem(word))
+        # the species of a binomial is written in lower case: "Limnonectes larvaepartus"
+        known = word_list()
+        for genus, species in _BINOMIAL.findall(candidate.text):
+            if genus.lower() not in known and species not in known:
+                found.add(_stem(species))
+        found -= profile.terms
     return found
+
+
+_BINOMIAL = re.compile(r"\b([A-Z](?:[a-z]{2,}|\.))\s+([a-z]{4,})\b")
 
 
 def asked_numbers(candidate: Candidate, profile: QuestionProfile) -> set[str]:
@@ -383,24 +407,26 @@ def asked_numbers(candidate: Candidate, profile: QuestionProfile) -> set[str]:
     adults", "fifteen") for how many, a duration for how long / how old, a percentage for what
     percentage, a value stated as a change ("rose by 1.8%", "0.9 percentage points", "70% more")
     for how much did ... change; any number when the question does not say."""
-    kind = profile.number_kind
+    kinds = set(profile.number_kinds)
     text = candidate.text
-    if kind == "change" and not _CHANGE_WORDS.search(text):
-        return set()
+    if "change" in kinds and not _CHANGE_WORDS.search(text):
+        kinds.discard("change")
+        if not kinds:
+            return set()
     out = set()
-    for q in extract_quantities(text):
+    for q in stated_quantities(text):
         if _looks_like_year(q.text):
             continue
         unit = q.unit or ""
         if (
-            not kind
-            or (kind == "count" and not unit)
-            or (kind == "time" and unit in _TIME_UNITS)
-            or (kind == "percent" and unit == "%")
-            or (kind == "change" and unit)
+            not kinds
+            or ("count" in kinds and not unit)
+            or ("time" in kinds and unit in _TIME_UNITS)
+            or ("percent" in kinds and unit == "%")
+            or ("change" in kinds and unit)
         ):
             out.add(format(q.value.normalize(), "f"))
-    if kind in ("", "count"):
+    if not kinds or "count" in kinds:
         out |= _number_words(text)
     return out
 
