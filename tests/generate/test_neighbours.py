@@ -106,6 +106,22 @@ def test_a_context_sentence_does_not_follow_a_one_part_answer(generator, minilm)
     assert "0.9 percentage points" in draft.text  # a further change of the kind asked
 
 
+def test_the_demo_answer_quotes_the_changes_only(generator) -> None:
+    from importlib import resources
+
+    folder = resources.files("lastword.data").joinpath("demo")
+    files = sorted(f for f in folder.iterdir() if f.name.endswith(".md"))
+    files.sort(key=lambda f: f.name != "vitamin-d-bone-density.md")  # the demo's top passage
+    bodies = [f.read_text("utf-8").split("\n", 1)[1].replace("\n\n", " ").strip() for f in files]
+    passages = [passage(n, body, 0.77 if n == 1 else 0.3) for n, body in enumerate(bodies, 1)]
+    question = "How much did vitamin D change lumbar spine bone density in older adults?"
+    draft = generator.generate(GenerationRequest(question, passages, "corpus"))
+    assert draft.text.startswith("After 24 months, lumbar spine bone mineral density rose by 1.8%")
+    # the design ("The primary outcome was ..."), the enrolment and the conclusion add no change
+    for context in ("primary outcome", "412", "The authors conclude"):
+        assert context not in draft.text
+
+
 def test_the_kind_of_number_asked() -> None:
     def numbers(question: str, sentence: str) -> set[str]:
         return asked_numbers(Candidate(1, sentence, 0.5), QuestionProfile.of(question))

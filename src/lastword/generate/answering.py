@@ -280,7 +280,8 @@ _METHOD_RE = re.compile(
     r"|\bwere\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
     r"studied|measured|tested|calculated|performed|conducted|carried\s+out|undertaken)\b"
     r"|\b(we|this\s+study)\s+(aimed|sought|set\s+out|investigated|evaluated|examined)\b"
-    r"|\bhas\s+not\s+been\s+(studied|investigated|reported)\b",
+    r"|\bhas\s+not\s+been\s+(studied|investigated|reported)\b"
+    r"|\b(primary|secondary|main|principal)\s+(outcome|end-?point)s?\s+(was|were|is|are)\b",
     re.I,
 )
 _RESULT_RE = re.compile(
