@@ -244,3 +244,16 @@ def test_a_follower_may_add_a_large_unstated_part_of_a_one_part_question(generat
     ]
     draft = generator.generate(GenerationRequest(question, passages, "corpus"))
     assert "no significant differences" in draft.text
+
+
+def test_a_sentence_states_a_superlative_only_of_what_is_asked() -> None:
+    from lastword.generate.superlative import states_superlative
+
+    def asked(word: str) -> bool:
+        return word.lower()[:6] in {"weight", "gain", "body"}
+
+    said = "The highest mean body weight gain was observed in T6 and T7."
+    assert states_superlative(said, 1, asked)
+    assert not states_superlative(said, -1, asked)
+    assert not states_superlative("It is one of the most widely grown trees.", 1, asked)
+    assert not states_superlative("The highest rainfall fell in June of that year.", 1, asked)

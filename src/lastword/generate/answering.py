@@ -525,7 +525,13 @@ def candidate_features(
             "authors": float("authors" in why),
             "bibliography": float("bibliography" in why),
             "superlative": float(
-                i in extreme or (not c.cells and states_superlative(c.text, profile.superlative))
+                i in extreme
+                or (
+                    not c.cells
+                    and states_superlative(
+                        c.text, profile.superlative, lambda w: _stem(w) in profile.terms
+                    )
+                )
             ),
         }
         rows[i] = [values[name] for name in FEATURES]

@@ -49,11 +49,26 @@ def superlative_of(question: str) -> int:
     return 0
 
 
-def states_superlative(text: str, direction: int) -> bool:
-    """The sentence itself says highest (direction +1) or lowest (-1)."""
+#: in a sentence, "most" and "least" are mostly quantifiers ("most widely distributed")
+_SENTENCE_HIGH = re.compile(r"\b(?!most\b|best\b|top\b)(" + _HIGH + r")\b", re.I)
+_SENTENCE_LOW = re.compile(r"\b(?!least\b|worst\b)(" + _LOW + r")\b", re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-']*")
+
+
+def states_superlative(
+    text: str, direction: int, on_question: Callable[[str], bool] = lambda _: True
+) -> bool:
+    """The sentence itself says highest (direction +1) or lowest (-1) of something the question
+    asks about: one of the next four words is a question term (``on_question``), as in
+    "the highest mean body weight gain was observed in T6"."""
     if direction == 0:
         return False
-    return bool((_HIGH_RE if direction > 0 else _LOW_RE).search(text))
+    pattern = _SENTENCE_HIGH if direction > 0 else _SENTENCE_LOW
+    for match in pattern.finditer(text):
+        following = _WORD.findall(text[match.end() :])[:4]
+        if any(on_question(word) for word in following):
+            return True
+    return False
 
 
 def leading_value(cell: str) -> Decimal | None:
