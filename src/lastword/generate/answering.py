@@ -23,6 +23,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
+from lastword.generate.quantities import (
+    NUMBER_KINDS,
+    looks_like_year,
+    number_words,
+    numbers_of_kinds,
+    stated_quantities,
+)
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.ingest.structure import word_list
 from lastword.verify.numbers import extract_quantities
@@ -55,35 +62,6 @@ _NUMBER_QUESTION = re.compile(
 )
 _NAME_QUESTION = re.compile(
     r"^\s*(which|who|whom|whose)\b|\bwhich\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
-    re.I,
-)
-#: the kind of number asked, when the question says (else any number of its own will do)
-_NUMBER_KINDS = (
-    ("count", re.compile(r"\bhow\s+many\b|\bwhat\s+(?:[\w\-]+\s+){0,2}?number\s+of\b", re.I)),
-    (
-        "time",
-        re.compile(
-            r"\bhow\s+(long|old)\b|\bwhat\s+(?:[\w\-]+\s+){0,3}?(duration|age|period)\b", re.I
-        ),
-    ),
-    (
-        "percent",
-        re.compile(r"\bwhat\s+(?:[\w\-]+\s+){0,3}?(percentages?|proportion|share)\b", re.I),
-    ),
-    (
-        "change",
-        re.compile(
-            r"\bhow\s+much\s+(?:[\w\-/]+\s+){0,8}?(change|increase|decrease|reduce|improve|raise|"
-            r"rise|fall|lower|differ|cut|boost)\w*\b|\bby\s+how\s+much\b|\bby\s+(roughly\s+)?what\b",
-            re.I,
-        ),
-    ),
-)
-_TIME_UNITS = frozenset({"h", "min", "s", "d", "wk", "mo", "y"})
-_CHANGE_WORDS = re.compile(
-    r"\b(rose|fell|increas\w*|decreas\w*|reduc\w*|improv\w*|rais\w*|declin\w*|drop\w*|"
-    r"differ\w*|change\w*|gain\w*|loss\w*|lost|more|less|higher|lower|greater|fewer|"
-    r"fold|percentage\s+points?)\b",
     re.I,
 )
 #: a question that asks two things: "which group ..., and what were its weight gain and FCR?"
@@ -176,7 +154,7 @@ class QuestionProfile:
             wants_name=bool(_NAME_QUESTION.search(question)),
             wants_place=bool(_PLACE_QUESTION.search(question)),
             about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
-            number_kinds=frozenset(k for k, rx in _NUMBER_KINDS if rx.search(question)),
+            number_kinds=frozenset(k for k, rx in NUMBER_KINDS if rx.search(question)),
             several=bool(_SECOND_ASK.search(question)),
             superlative=superlative_of(question),
         )
@@ -184,7 +162,7 @@ class QuestionProfile:
     def question_values(self) -> set[str]:
         """The numbers the question itself writes (values, and spelled counts)."""
         values = {format(q.value.normalize(), "f") for q in extract_quantities(self.question)}
-        return values | _number_words(self.question)
+        return values | number_words(self.question)
 
 
 @dataclass
@@ -206,38 +184,9 @@ class Candidate:
 
     @property
     def has_quantity(self) -> bool:
-        return bool(_number_words(self.text)) or any(
-            not _looks_like_year(q.text) for q in stated_quantities(self.text)
+        return bool(number_words(self.text)) or any(
+            not looks_like_year(q.text) for q in stated_quantities(self.text)
         )
-
-
-#: spelled counts ("fifteen participants, seven from ..."); "one" is too common to count
-NUMBER_WORDS = frozenset(
-    """two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
-    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
-    hundred thousand dozen twofold threefold fourfold""".split()
-)
-
-
-#: numbers that only point somewhere: "Figure 5A", "Table-3", "Fig. 2b", "(ref. 12, 14)"
-_POINTER = re.compile(
-    r"\b(?:supplementary\s+)?(?:fig(?:ure)?s?|tables?|eq(?:uation)?s?|refs?)\.?[\s\-]*S?\d+[A-Za-z]?"
-    r"(?:\s*(?:,|and|–|-)\s*S?\d+[A-Za-z]?\b)*",
-    re.I,
-)
-
-
-def stated_quantities(text: str):
-    """The quantities a sentence states, leaving out figure, table and reference numbers."""
-    return extract_quantities(_POINTER.sub(" ", text))
-
-
-def _number_words(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in NUMBER_WORDS}
-
-
-def _looks_like_year(text: str) -> bool:
-    return bool(re.fullmatch(r"(19|20)\d{2}", text.strip()))
 
 
 def _title_case_share(text: str) -> float:
@@ -354,10 +303,10 @@ NOVEL_CAP = 12
 
 
 def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
-    if _number_words(candidate.text) - question_values:
+    if number_words(candidate.text) - question_values:
         return True
     for q in stated_quantities(candidate.text):
-        if _looks_like_year(q.text):
+        if looks_like_year(q.text):
             continue
         if format(q.value.normalize(), "f") not in question_values:
             return True
@@ -404,32 +353,8 @@ _BINOMIAL = re.compile(r"\b([A-Z](?:[a-z]{2,}|\.))\s+([a-z]{4,})\b")
 
 
 def asked_numbers(candidate: Candidate, profile: QuestionProfile) -> set[str]:
-    """The sentence's numbers of the kind the question asks for (not years): a count ("412
-    adults", "fifteen") for how many, a duration for how long / how old, a percentage for what
-    percentage, a value stated as a change ("rose by 1.8%", "0.9 percentage points", "70% more")
-    for how much did ... change; any number when the question does not say."""
-    kinds = set(profile.number_kinds)
-    text = candidate.text
-    if "change" in kinds and not _CHANGE_WORDS.search(text):
-        kinds.discard("change")
-        if not kinds:
-            return set()
-    out = set()
-    for q in stated_quantities(text):
-        if _looks_like_year(q.text):
-            continue
-        unit = q.unit or ""
-        if (
-            not kinds
-            or ("count" in kinds and not unit)
-            or ("time" in kinds and unit in _TIME_UNITS)
-            or ("percent" in kinds and unit == "%")
-            or ("change" in kinds and unit)
-        ):
-            out.add(format(q.value.normalize(), "f"))
-    if not kinds or "count" in kinds:
-        out |= _number_words(text)
-    return out
+    """The sentence's numbers of the kinds the question asks for (``quantities.py``)."""
+    return numbers_of_kinds(candidate.text, profile.number_kinds)
 
 
 def states_new_number(candidate: Candidate, profile: QuestionProfile) -> bool:
