@@ -88,7 +88,6 @@ def main() -> int:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "lastword-answer-scorer"
     )
     parser.add_argument("--sentences", type=int, default=3, help="Most sentences quoted.")
-    parser.add_argument("--follow-share", type=float, default=extractive.FOLLOW_SHARE)
     parser.add_argument("--follow-floor", type=float, default=extractive.FOLLOW_FLOOR)
     parser.add_argument("--cover-weight", type=float, default=extractive.COVER_WEIGHT)
     parser.add_argument("--specific-weight", type=float, default=extractive.SPECIFIC_WEIGHT)
@@ -100,7 +99,6 @@ def main() -> int:
     )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
-    extractive.FOLLOW_SHARE = args.follow_share
     extractive.COVER_WEIGHT = args.cover_weight
     extractive.SPECIFIC_WEIGHT = args.specific_weight
     extractive.MAX_REDUNDANCY = args.max_redundancy

@@ -18,7 +18,7 @@ default (extractive) generator, and prints for ALL / DEV (odd-numbered ids: tune
 - titles right out of papers (titles of ``papers/README.md``; compared on lower-cased words,
   right when equal or difflib ratio >= 0.9), and the ingest rate.
 
-    python bench/papers.py [--data DIR] [--index DIR] [--json OUT] [--verbose]
+    python bench/papers.py [--data DIR] [--index DIR] [--json OUT] [--verbose] [--mode hybrid]
 
 ``--index DIR`` reuses an index built earlier (ingests into it when it does not exist yet), so
 tuning the answer side re-runs in seconds. Numbers are taken on a shared, busy machine.
@@ -222,6 +222,11 @@ def main() -> int:
     parser.add_argument(
         "--retrieve-only", action="store_true", help="Stop after the retrieval-only pass."
     )
+    parser.add_argument(
+        "--mode",
+        choices=["dense", "hybrid", "lexical"],
+        help="Retrieval ranking to answer over (default: the settings', LASTWORD_RETRIEVE__MODE).",
+    )
     args = parser.parse_args()
     if not (args.data / "questions.jsonl").is_file():
         print(f"papers data set not found at {args.data}", file=sys.stderr)
@@ -231,6 +236,8 @@ def main() -> int:
     refs = ReferencePages(args.data)
     titles = readme_titles(args.data / "README.md")
     settings = Settings()
+    if args.mode:
+        settings.retrieve.mode = args.mode
     embedder = MiniLMEmbedder()
     embedder.embed_queries(["warm-up"])  # model load is not ingest time
 
@@ -239,7 +246,10 @@ def main() -> int:
     if index is None:
         scratch = tempfile.TemporaryDirectory(prefix="lastword-papers-")
         index = Path(scratch.name) / "index"
-    out: dict[str, Any] = {"note": "taken on a shared, busy 2-core machine"}
+    out: dict[str, Any] = {
+        "note": "taken on a shared, busy 2-core machine",
+        "mode": settings.retrieve.mode,
+    }
     try:
         if LocalStore.exists(index):
             print(f"reusing the index at {index} (no ingest timing)")

@@ -14,15 +14,24 @@ author lists, bibliography entries and sentences that report *other* studies whe
 is about the paper's own result.
 
 The first sentence is the most probable one that clears ``RELEVANCE_FLOOR`` (and, when a number
-is asked, states one); when none does, the generator declines. A question often asks for two
-or three things ("how many patients, and how were they split between the hospitals"), so up to
-two more sentences follow, each one that adds something: a term of the question the sentences
-chosen so far do not state (itself or through an abbreviation, IDF-weighted:
-``COVER_WEIGHT``), or a number or name of the kind asked that they do not hold
-(``SPECIFIC_WEIGHT``), or one that scores within ``FOLLOW_SHARE`` of the first. A follower needs
-only ``FOLLOW_FLOOR`` (it cannot make an answer by itself), and one that says the same as a
-chosen sentence (cosine over ``MAX_REDUNDANCY``) is passed over. The floors were chosen on the
-odd-numbered questions of the real-papers set (``bench/answer_scorer.py`` prints both halves).
+is asked, states one the question does not write itself); when none does, the generator
+declines. The asked specific often sits in the sentence next to the one that says what it is
+about ("In 2010/11, at Morrison grain yield increased due to Nutri-phite." / "Nutri-phite
+resulted in 70% more grain yield than the nontreated."), so two neighbouring sentences of one
+passage are also scored as one (``neighbour_pairs``) when each adds to the other: one states
+question terms the other lacks (at least ``PAIR_MIN_SUBJECT`` of the question), the other a
+number or name of the kind asked; a pair that wins is quoted as its two sentences, each cited.
+A question often asks for two or three things ("how many patients, and how were they split
+between the hospitals"), so up to two more sentences follow, each one that adds something asked:
+a number or name of the kind asked that the answer does not hold yet (a count for how many, a
+duration for how long, a percentage, a change for how much did ... change: ``SPECIFIC_WEIGHT``),
+or, when the question asks two or more things, a term of the question the answer does not
+state yet (IDF-weighted: ``COVER_WEIGHT``). A sentence that only adds context ("The trial
+enrolled 412 adults aged 65 to 84" for how much bone density changed) does not follow. A
+follower needs only ``FOLLOW_FLOOR`` (it cannot make an answer by itself), and one that says
+the same as a chosen sentence (cosine over ``MAX_REDUNDANCY``) is passed over. The floors were
+chosen on the odd-numbered questions of the real-papers set (``bench/answer_scorer.py`` prints
+both halves). Neighbouring sentences are written in the passage's order.
 Sentences are written verbatim (table rows under their header), each followed by the ``[N]`` of
 its passage; the source's own bracketed reference numbers are neutralised first so they can
 never pass for ours.
@@ -31,6 +40,7 @@ never pass for ours.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,13 +49,16 @@ from lastword.generate.answering import (
     Candidate,
     Coverage,
     QuestionProfile,
+    reports_method,
     score_candidates,
     specifics,
+    states_new_number,
 )
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
 from lastword.sentences import split_sentences
+from lastword.verify.sentences import split_line
 
 #: sentences shorter than this are fragments (labels) rather than statements; a candidate
 #: must also end like a sentence, which leaves out headings
@@ -59,8 +72,6 @@ RELEVANCE_WEIGHT = 0.7
 #: all three answer as many DEV questions right with as few false accepts; without a gate 0.12
 #: and 0.10 let one and three more DEV false accepts through than 0.15
 RELEVANCE_FLOOR = 0.15
-#: a follower this close to the first one's probability may follow without adding a new term
-FOLLOW_SHARE = 0.5
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
@@ -71,6 +82,17 @@ SPECIFIC_WEIGHT = 0.2
 FOLLOW_POOL = 12
 #: a follower this close (cosine) to a chosen sentence says the same thing again
 MAX_REDUNDANCY = 0.9
+#: a follower that adds only terms of a one-part question must add this share of it (the
+#: first sentence left a real part unstated: "oxytocin in post-trial plasma", not "adults")
+#: Chosen on DEV among 0.15 / 0.2 / 0.3 / never (no gate, hybrid: 17 / 17 / 17 / 16 DEV correct;
+#: of the tied, the one that keeps "The authors conclude ... in older adults" out of the demo)
+TERMS_GAIN = 0.3
+#: score neighbouring sentences as one (subject + asked specific: ``neighbour_pairs``)
+PAIRS = True
+#: the share of the question's terms (IDF-weighted) a subject neighbour must add. Chosen on
+#: DEV among 0 / 0.02 / 0.05 / 0.1 / 0.2 (no gate: 10 / 10 / 10 / 9 / 8 DEV correct, the same
+#: false accepts)
+PAIR_MIN_SUBJECT = 0.05
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -85,10 +107,21 @@ def cite(sentence: str, n: int) -> str:
     return f"{sentence[: match.start()]} [{n}]{match.group(1)}"
 
 
+def cite_each(text: str, n: int) -> str:
+    """Cite every sentence the verifier will read in ``text``: a quoted sentence that the
+    verifier splits in two ("... by SPME-GC/MS. The assays ...") gets ``[n]`` on both."""
+    return " ".join(cite(piece, n) for piece in split_line(text))
+
+
 _TABLE_LABEL = re.compile(r"^\s*((supplementary\s+)?table\s*[-–.]?\s*S?[\dIVX]+[a-z]?)", re.I)
 
 
 def table_rows(text: str) -> list[str]:
+    """The rows of a ``table`` passage as statements (see ``table_row_cells``)."""
+    return [statement for statement, _ in table_row_cells(text)]
+
+
+def table_row_cells(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """The rows of a ``table`` passage as statements: "Table 3 — Group: T6; FCR: 1.70".
 
     Ingest writes a table passage as lines: the caption ("Table 3 ..."), the column-header row,
@@ -108,11 +141,13 @@ def table_rows(text: str) -> list[str]:
         cells = row.split(" | ")
         if len(cells) < len(header):  # ingest leaves trailing empty cells out
             cells += [""] * (len(header) - len(cells))
+        named: tuple[tuple[str, str], ...] = ()
         if len(cells) == len(header):
-            body = "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
+            named = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
+            body = "; ".join(f"{h}: {c}" for h, c in named)
         else:
             body = f"{' | '.join(header)} / {row}"
-        out.append(f"{label} — {body}." if label else f"{body}.")
+        out.append((f"{label} — {body}." if label else f"{body}.", named))
     return out
 
 
@@ -123,9 +158,9 @@ def candidates_of(request: GenerationRequest) -> list[Candidate]:
         if passage.kind in NOT_EVIDENCE:
             continue
         text = neutralise_reference_markers(passage.text)
-        rows = table_rows(text) if passage.kind == "table" else []
-        sentences = rows or split_sentences(text)
-        for sentence in sentences:
+        rows = table_row_cells(text) if passage.kind == "table" else []
+        sentences = [r for r, _ in rows] or split_sentences(text)
+        for position, sentence in enumerate(sentences):
             words = len(sentence.split())
             if words < MIN_WORDS or words > MAX_WORDS or not _END_MARK.search(sentence):
                 continue
@@ -137,6 +172,8 @@ def candidates_of(request: GenerationRequest) -> list[Candidate]:
                     text=sentence,
                     passage_score=passage.score,
                     kind=passage.kind,
+                    position=position,
+                    cells=rows[position][1] if rows else (),
                 )
             )
     return out
@@ -169,39 +206,57 @@ class ExtractiveGenerator:
         # the redundancy check between them.
         profile = QuestionProfile.of(request.question)
         coverage = Coverage.of(profile, candidates)
-        relevance = score_candidates(profile, candidates, coverage)
+        single = score_candidates(profile, candidates, coverage)
+        pairs = (
+            neighbour_pairs(profile, candidates, coverage, single, self._follow_floor)
+            if PAIRS
+            else []
+        )
+        scored = candidates + [pair.joined for pair in pairs]
+        relevance = score_candidates(
+            profile,
+            scored,
+            Coverage(coverage.matched + [p.matched for p in pairs], coverage.weights),
+        )
+        relevance[: len(candidates)] = single
+        count = len(candidates)
 
-        eligible = [i for i in range(len(candidates)) if relevance[i] >= self._floor]
+        def members(i: int) -> list[int]:
+            return [i] if i < count else list(pairs[i - count].members)
+
+        eligible = [i for i in range(len(scored)) if relevance[i] >= self._floor]
         if profile.wants_number:
             # The asked specific is a quantity: a sentence without one does not state it.
-            eligible = [i for i in eligible if candidates[i].has_quantity]
+            eligible = [i for i in eligible if states_new_number(scored[i], profile)]
         if not eligible:
             return declined
         first = max(eligible, key=lambda i: relevance[i])
-        best = relevance[first]
-        # A follower either scores near the first sentence, or clears the lower follower floor
-        # and states a term of the question that the sentences chosen so far do not.
+        chosen = members(first)
+        relevance = relevance[:count]
+        covered = set().union(*(coverage.matched[i] for i in chosen))
+        stated = set().union(*(specifics(candidates[i], profile) for i in chosen))
         pool = [
             i
             for i in np.argsort(-relevance)[:FOLLOW_POOL].tolist()
-            if i != first and relevance[i] >= min(self._follow_floor, self._floor)
+            if i not in chosen and relevance[i] >= min(self._follow_floor, self._floor)
         ]
-        chosen = [first]
-        covered = set(coverage.matched[first])
-        stated = specifics(candidates[first], profile)
         kinds = {i: specifics(candidates[i], profile) for i in pool}
+
+        def adds(i: int) -> bool:
+            """A new number (or name) of the kind asked, in a sentence on the question's terms;
+            or a question term not stated yet, when the question asks several things or the
+            sentence is a neighbour of one chosen (its context or its continuation)."""
+            if kinds[i] - stated and coverage.matched[i]:
+                return True
+            gain = coverage.share(coverage.matched[i] - covered)
+            return gain > 0 and (profile.several or gain >= TERMS_GAIN)
+
         # What a follower adds only shrinks as sentences are chosen, so one that adds nothing
         # now never will: leave it out before embedding the rest.
-        pool = [
-            i
-            for i in pool
-            if relevance[i] >= max(self._floor, best * FOLLOW_SHARE)
-            or coverage.share(coverage.matched[i] - covered) > 0
-            or (bool(kinds[i] - stated) and bool(coverage.matched[i]))
-        ]
+        pool = [i for i in pool if adds(i)]
         vectors = {}
         if pool:  # with no follower left there is nothing to compare, nothing to embed
-            to_embed = [first, *pool]
+            to_embed = [*chosen, *pool]
             embedded = self._embedder.embed_documents([candidates[i].text for i in to_embed])
             vectors = {i: embedded[row] for row, i in enumerate(to_embed)}
         while pool and len(chosen) < self._sentences:
@@ -209,17 +264,17 @@ class ExtractiveGenerator:
                 np.stack([vectors[i] for i in pool]) @ np.stack([vectors[i] for i in chosen]).T
             ).max(axis=1)
             gain = np.array([coverage.share(coverage.matched[i] - covered) for i in pool])
-            # a new number (or name) of the kind asked, in a sentence on the question's terms
-            adds = np.array([bool(kinds[i] - stated) and bool(coverage.matched[i]) for i in pool])
-            near = np.array([relevance[i] >= max(self._floor, best * FOLLOW_SHARE) for i in pool])
-            allowed = (near | (gain > 0) | adds) & (redundancy < MAX_REDUNDANCY)
+            new_specific = np.array(
+                [bool(kinds[i] - stated) and bool(coverage.matched[i]) for i in pool]
+            )
+            allowed = np.array([adds(i) for i in pool]) & (redundancy < MAX_REDUNDANCY)
             if not allowed.any():
                 break
             value = (
                 RELEVANCE_WEIGHT * relevance[pool]
                 - (1 - RELEVANCE_WEIGHT) * redundancy
                 + COVER_WEIGHT * gain
-                + SPECIFIC_WEIGHT * adds
+                + SPECIFIC_WEIGHT * new_specific
             )
             value[~allowed] = -np.inf
             pick = pool[int(np.argmax(value))]
@@ -227,7 +282,79 @@ class ExtractiveGenerator:
             covered |= coverage.matched[pick]
             stated |= kinds[pick]
             pool.remove(pick)
-        # In reading order within a passage, passages in the order of the best sentence.
-        lines = [cite(candidates[i].text, candidates[i].n) for i in chosen]
+        # Neighbours in reading order; otherwise in the order chosen.
+        ordered: list[int] = []
+        for i in chosen:
+            if i in ordered:
+                continue
+            group = [i] + [
+                j for j in chosen if j not in ordered and j != i and _same_run(candidates, i, j)
+            ]
+            ordered += sorted(group, key=lambda j: candidates[j].position)
+        lines = [cite_each(candidates[i].text, candidates[i].n) for i in ordered]
         used = tuple(sorted({candidates[i].n for i in chosen}))
         return Draft(text=" ".join(lines), declared=used if request.source_kind == "web" else None)
+
+
+def _same_run(candidates: list[Candidate], i: int, j: int) -> bool:
+    """Two chosen sentences of one passage at most two apart read best in the passage's order."""
+    a, b = candidates[i], candidates[j]
+    return a.n == b.n and abs(a.position - b.position) <= 2
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two neighbouring sentences scored as one: one states the question's subject (terms the
+    other lacks), the other the specific asked (a number or name of the asked kind)."""
+
+    members: tuple[int, int]  # in reading order
+    joined: Candidate
+    matched: set[str]
+
+
+def neighbour_pairs(
+    profile: QuestionProfile,
+    candidates: list[Candidate],
+    coverage: Coverage,
+    relevance: np.ndarray | None = None,
+    floor: float = 0.0,
+) -> list[Pair]:
+    """Neighbouring sentences of one passage where the asked specific sits in one and the terms
+    that say what it is about ("At Morrison in 2010/11 ...") in the other. Only when a specific
+    is asked, and only when each adds to the other: the subject sentence states a question term
+    the specific one does not, and the specific one states a number or name of the asked kind
+    that the subject one does not."""
+    if not (profile.wants_number or profile.wants_name):
+        return []
+    by_place = {(c.n, c.position): i for i, c in enumerate(candidates)}
+    asked = [specifics(c, profile) for c in candidates]
+    out: list[Pair] = []
+    seen: set[tuple[int, int]] = set()
+    for i, c in enumerate(candidates):
+        # the half that states the specific must be on the question by itself
+        if not asked[i] or c.kind == "table" or (relevance is not None and relevance[i] < floor):
+            continue
+        for step in (-1, 1):
+            j = by_place.get((c.n, c.position + step))
+            if j is None or candidates[j].kind == "table":
+                continue
+            subject = coverage.matched[j] - coverage.matched[i]
+            if coverage.share(subject) < PAIR_MIN_SUBJECT or not (asked[i] - asked[j]):
+                continue
+            if profile.wants_number and states_new_number(candidates[j], profile):
+                continue  # the subject sentence states numbers of its own: two facts, not one
+            if reports_method(candidates[j]) or reports_method(c):
+                continue  # what was done or aimed at is not the setting of a finding
+            first, second = sorted((i, j), key=lambda k: candidates[k].position)
+            if (first, second) in seen:
+                continue
+            seen.add((first, second))
+            joined = Candidate(
+                n=c.n,
+                text=f"{candidates[first].text} {candidates[second].text}",
+                passage_score=c.passage_score,
+                kind=c.kind,
+                position=candidates[first].position,
+            )
+            out.append(Pair((first, second), joined, coverage.matched[i] | coverage.matched[j]))
+    return out

@@ -50,7 +50,8 @@ def _ends_sentence(line: str, dot_start: int, after: str) -> bool:
         return False
     token = _LAST_TOKEN_RE.search(line[:dot_start])
     if token:
-        word = token.group(1).lstrip("(\"'“‘").rstrip(".").lower()
+        # the word after an opening bracket inside the token: "t(ref." is "ref."
+        word = token.group(1).rsplit("(", 1)[-1].lstrip("\"'“‘").rstrip(".").lower()
         if word in _ABBREVIATIONS:
             return False
     return True

@@ -1,0 +1,98 @@
+"""Numbers in a sentence as the answer side reads them: which are stated (not pointers to a
+figure, table or reference), spelled counts, years, and the kind of number a question asks for.
+
+``NUMBER_KINDS`` reads the kinds asked (a count for how many, a duration for how long / how
+old, a percentage for what percentage, a change for how much did ... change; a question may ask
+several), and ``numbers_of_kinds`` finds a sentence's numbers of those kinds.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lastword.verify.numbers import Quantity, extract_quantities
+
+#: the kind of number asked, when the question says (else any number of its own will do)
+NUMBER_KINDS = (
+    ("count", re.compile(r"\bhow\s+many\b|\bwhat\s+(?:[\w\-]+\s+){0,2}?number\s+of\b", re.I)),
+    (
+        "time",
+        re.compile(
+            r"\bhow\s+(long|old)\b|\bwhat\s+(?:[\w\-]+\s+){0,3}?(duration|age|period)\b", re.I
+        ),
+    ),
+    (
+        "percent",
+        re.compile(r"\bwhat\s+(?:[\w\-]+\s+){0,3}?(percentages?|proportion|share)\b", re.I),
+    ),
+    (
+        "change",
+        re.compile(
+            r"\bhow\s+much\s+(?:[\w\-/]+\s+){0,8}?(change|increase|decrease|reduce|improve|raise|"
+            r"rise|fall|lower|differ|cut|boost)\w*\b|\bby\s+how\s+much\b|\bby\s+(roughly\s+)?what\b",
+            re.I,
+        ),
+    ),
+)
+TIME_UNITS = frozenset({"h", "min", "s", "d", "wk", "mo", "y"})
+CHANGE_WORDS = re.compile(
+    r"\b(rose|fell|increas\w*|decreas\w*|reduc\w*|improv\w*|rais\w*|declin\w*|drop\w*|"
+    r"differ\w*|change\w*|gain\w*|loss\w*|lost|more|less|higher|lower|greater|fewer|"
+    r"fold|percentage\s+points?)\b",
+    re.I,
+)
+#: spelled counts ("fifteen participants, seven from ..."); "one" is too common to count
+NUMBER_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+    hundred thousand dozen twofold threefold fourfold""".split()
+)
+
+
+#: numbers that only point somewhere: "Figure 5A", "Table-3", "Fig. 2b", "(ref. 12, 14)"
+POINTER = re.compile(
+    r"\b(?:supplementary\s+)?(?:fig(?:ure)?s?|tables?|eq(?:uation)?s?|refs?)\.?[\s\-]*S?\d+[A-Za-z]?"
+    r"(?:\s*(?:,|and|–|-)\s*S?\d+[A-Za-z]?\b)*",
+    re.I,
+)
+
+
+def stated_quantities(text: str) -> list[Quantity]:
+    """The quantities a sentence states, leaving out figure, table and reference numbers."""
+    return extract_quantities(POINTER.sub(" ", text))
+
+
+def number_words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() in NUMBER_WORDS}
+
+
+def looks_like_year(text: str) -> bool:
+    return bool(re.fullmatch(r"(19|20)\d{2}", text.strip()))
+
+
+def numbers_of_kinds(text: str, number_kinds: frozenset[str]) -> set[str]:
+    """The sentence's numbers of the kind the question asks for (not years): a count ("412
+    adults", "fifteen") for how many, a duration for how long / how old, a percentage for what
+    percentage, a value stated as a change ("rose by 1.8%", "0.9 percentage points", "70% more")
+    for how much did ... change; any number when the question does not say."""
+    kinds = set(number_kinds)
+    if "change" in kinds and not CHANGE_WORDS.search(text):
+        kinds.discard("change")
+        if not kinds:
+            return set()
+    out = set()
+    for q in stated_quantities(text):
+        if looks_like_year(q.text):
+            continue
+        unit = q.unit or ""
+        if (
+            not kinds
+            or ("count" in kinds and not unit)
+            or ("time" in kinds and unit in TIME_UNITS)
+            or ("percent" in kinds and unit == "%")
+            or ("change" in kinds and unit)
+        ):
+            out.add(format(q.value.normalize(), "f"))
+    if not kinds or "count" in kinds:
+        out |= number_words(text)
+    return out
