@@ -217,9 +217,17 @@ def gate_scores(
         gate.prepare(query.text)
         for excluded, scores in (((), answerable), ((query.doc_id,), unanswerable)):
             found = retrieve(
-                query.text, embedder, store, DEPTH, excluded, mode=mode, kinds=kinds, tuning=tuning
+                query.text,
+                embedder,
+                store,
+                DEPTH,
+                excluded,
+                mode=mode,
+                kinds=kinds,
+                tuning=tuning,
+                context=gate.needs_context,
             )
-            scores.append(gate.run(query.text, found.passages).signals.score)
+            scores.append(gate.run(query.text, found.passages, found).signals.score)
     return answerable, unanswerable
 
 
@@ -314,7 +322,7 @@ def sigmoid(z: float) -> float:
 
 def _reference(settings: Settings, embedder: str, mode: str) -> float | None:
     """The reference tail for the shipped thresholds, when they are the ones in use."""
-    shipped = shipped_thresholds().get(embedder)
+    shipped = shipped_thresholds(mode).get(embedder)
     if shipped is None or settings.thresholds_for(embedder) != shipped:
         return None
     return REFERENCE_TAIL.get((embedder, mode))
@@ -382,6 +390,7 @@ def thresholds_for_index(settings: Settings, store: Store) -> tuple[Thresholds, 
                     weak=calibration.weak,
                     model=configured.model,
                     evidence=calibration.describe(),
+                    ranking=configured.ranking,
                 ),
                 "index",
             )
