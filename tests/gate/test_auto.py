@@ -97,7 +97,8 @@ def test_after_an_ingest_the_index_holds_thresholds_and_their_evidence(calibrate
     ]
     assert stored.tail == pytest.approx(float(np.quantile(sentences, SHIFT_QUANTILE)), abs=1e-4)
     shipped = Settings().thresholds_for("minilm")
-    shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", "dense")])
+    # against the reference of the ranking in use (the default's)
+    shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", stored.mode)])
     assert stored.weak == pytest.approx(
         1 / (1 + math.exp(-(logit(shipped.weak) + shift))), abs=1e-5
     )
@@ -140,11 +141,12 @@ def test_the_pipeline_uses_them_unless_the_operator_set_thresholds(calibrated: P
         off = small_settings(auto=False)
         assert thresholds_for_index(off, store)[1] == "default"
         # a calibration made for another ranking does not apply
-        hybrid = small_settings().model_copy(
-            update={"retrieve": Settings().retrieve.model_copy(update={"mode": "hybrid"})}
+        other = "dense" if settings.retrieve.mode == "hybrid" else "hybrid"
+        elsewhere = small_settings().model_copy(
+            update={"retrieve": Settings().retrieve.model_copy(update={"mode": other})}
         )
-        assert thresholds_for_index(hybrid, store) == (
-            hybrid.thresholds_for("minilm"),
+        assert thresholds_for_index(elsewhere, store) == (
+            elsewhere.thresholds_for("minilm"),
             "default",
         )
 
@@ -230,3 +232,21 @@ def test_explicit_thresholds_are_remembered_even_at_the_shipped_values():
         update={"thresholds": {"minilm": Thresholds(strong=0.9, weak=0.8)}}
     )
     assert changed.explicit("minilm")
+
+
+def test_a_hybrid_index_is_placed_against_the_hybrid_reference(calibrated: Path, minilm):
+    """The hybrid ranking has its own gate model and its own PubMedQA tail: the shift rule."""
+    settings = small_settings().model_copy(
+        update={"retrieve": Settings().retrieve.model_copy(update={"mode": "hybrid"})}
+    )
+    shipped = settings.thresholds_for("minilm")
+    assert shipped.ranking == "hybrid" and shipped.model is not None
+    with LocalStore.open(calibrated) as store:
+        chosen = calibrate_index(store, minilm, settings)
+    assert (chosen.mode, chosen.rule) == ("hybrid", "shift")
+    assert chosen.model == shipped.model.model_dump()
+    shift = logit(chosen.tail) - logit(REFERENCE_TAIL[("minilm", "hybrid")])
+    assert chosen.weak == pytest.approx(
+        1 / (1 + math.exp(-(logit(shipped.weak) + shift))), abs=1e-5
+    )
+    assert chosen.auc is not None and chosen.auc > 0.8

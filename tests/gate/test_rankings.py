@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from lastword.gate.auto import REFERENCE_TAIL
 from lastword.pipeline import Pipeline
 from lastword.settings import (
     MINILM_GATE_MODEL,
@@ -34,6 +35,8 @@ def test_each_ranking_gets_the_model_fitted_on_it():
     assert ranked("lexical").thresholds_for("minilm") == dense
     # other embedders have one set for every ranking
     assert ranked("hybrid").thresholds_for("voyage") == ranked("dense").thresholds_for("voyage")
+    # each ranking's shipped thresholds have their PubMedQA reference tail for the shift rule
+    assert REFERENCE_TAIL[("minilm", "hybrid")] != REFERENCE_TAIL[("minilm", "dense")]
 
 
 def test_the_operator_thresholds_win_on_every_ranking():
