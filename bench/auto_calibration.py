@@ -32,7 +32,7 @@ import numpy as np
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate import metrics
 from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
-from lastword.gate.auto import SHIFT_QUANTILE, calibrate_index
+from lastword.gate.auto import calibrate_index, shift_quantile
 from lastword.pipeline import Pipeline
 from lastword.settings import GateSettings, Settings
 from lastword.store.local import LocalStore
@@ -142,9 +142,10 @@ def main() -> int:
                 )
                 if kind == "sentence"
             ],
-            SHIFT_QUANTILE,
+            shift_quantile(args.mode),
         )
-        print(f"unanswerable sentences' gate score, {SHIFT_QUANTILE:.0%} quantile: {tail:.4f}")
+        quantile = shift_quantile(args.mode)
+        print(f"unanswerable sentences' gate score, {quantile:.0%} quantile: {tail:.4f}")
         if "labelled" not in saved:
             if args.corpus == "pubmedqa":
                 items = pubmedqa_items(args.per_half, args.seed)
