@@ -161,9 +161,10 @@ PassageKind = Literal["body", "abstract", "caption", "table", "front", "referenc
 class RetrieveSettings(Section):
     k: int = Field(8, ge=1, le=100, description="Passages retrieved per question.")
     mode: Literal["hybrid", "dense", "lexical"] = Field(
-        "dense",
-        description="hybrid: dense and lexical (BM25) candidates fused, then re-ranked; dense: "
-        "embedding cosine only; lexical: BM25 only.",
+        "hybrid",
+        description="hybrid: dense and lexical (BM25) candidates fused, then re-ranked (the "
+        "gate uses the model fitted on this ranking); dense: embedding cosine only; lexical: "
+        "BM25 only.",
     )
     candidates: int = Field(
         100, ge=1, le=1000, description="Hybrid: candidates taken from each of dense and lexical."

@@ -103,7 +103,8 @@ def test_after_an_ingest_the_index_holds_thresholds_and_their_evidence(calibrate
     # against the reference of the ranking in use (the default's)
     shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", stored.mode)])
     assert stored.weak == pytest.approx(
-        1 / (1 + math.exp(-(logit(shipped.weak) + shift))), abs=1e-5
+        1 / (1 + math.exp(-(logit(shipped.weak) + shift))),
+        abs=1e-4,  # tail rounded to 1e-6
     )
     assert stored.weak <= stored.strong <= 1.0
     assert "calibrated on this index" in stored.describe()
