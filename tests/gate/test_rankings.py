@@ -65,3 +65,11 @@ def test_the_result_records_the_ranking_the_gate_was_measured_on(demo_index: Pat
         settings.thresholds_for("minilm").weak,
         settings.thresholds_for("minilm").strong,
     )
+
+
+def test_the_admin_page_shows_and_keeps_the_thresholds_of_the_ranking_in_use():
+    from lastword.web.admin_settings import shown_thresholds
+
+    assert shown_thresholds(ranked("hybrid"), "minilm").model == MINILM_HYBRID_GATE_MODEL
+    assert shown_thresholds(ranked("dense"), "minilm").model == MINILM_GATE_MODEL
+    assert shown_thresholds(ranked("hybrid"), "no-such-embedder") is None
