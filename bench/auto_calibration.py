@@ -27,10 +27,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate import metrics
 from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
-from lastword.gate.auto import calibrate_index
+from lastword.gate.auto import calibrate_index, shift_quantile
 from lastword.pipeline import Pipeline
 from lastword.settings import GateSettings, Settings
 from lastword.store.local import LocalStore
@@ -130,6 +132,20 @@ def main() -> int:
             }
         auto_row = saved[key]
         print(f"automatic: {auto_row['describe']} (wall {auto_row['seconds']:.1f}s)")
+        # The unanswerable sentences' tail, whichever rule was used: on PubMedQA with the
+        # shipped thresholds this is the reference tail (gate/auto.py REFERENCE_TAIL).
+        tail = np.quantile(
+            [
+                score
+                for score, kind in zip(
+                    auto_row["scores"]["unanswerable"], auto_row["kinds"], strict=True
+                )
+                if kind == "sentence"
+            ],
+            shift_quantile(args.mode),
+        )
+        quantile = shift_quantile(args.mode)
+        print(f"unanswerable sentences' gate score, {quantile:.0%} quantile: {tail:.4f}")
         if "labelled" not in saved:
             if args.corpus == "pubmedqa":
                 items = pubmedqa_items(args.per_half, args.seed)

@@ -177,6 +177,11 @@ class GateSignals(Frozen):
         description="The gate score the band is read from (the top score unless combined).",
     )
     signal: str = Field("cosine", description="cosine | combined")
+    ranking: str | None = Field(
+        None,
+        description="The ranking (dense | hybrid) the gate's model and thresholds were measured "
+        "on; None when not recorded (an operator's thresholds without it).",
+    )
     strong: float
     weak: float
 

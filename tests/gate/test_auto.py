@@ -17,11 +17,12 @@ from lastword.gate.auto import (
     META_KEY,
     MIN_DOCUMENTS,
     REFERENCE_TAIL,
-    SHIFT_QUANTILE,
+    SHIFT_QUANTILES,
     calibrate_after_ingest,
     calibrate_and_store,
     calibrate_index,
     logit,
+    shift_quantile,
     stored_calibration,
     synthetic_queries,
     thresholds_for_index,
@@ -95,11 +96,15 @@ def test_after_an_ingest_the_index_holds_thresholds_and_their_evidence(calibrate
         for s, kind in zip(stored.scores["unanswerable"], stored.kinds, strict=True)
         if kind == "sentence"
     ]
-    assert stored.tail == pytest.approx(float(np.quantile(sentences, SHIFT_QUANTILE)), abs=1e-4)
+    assert stored.tail == pytest.approx(
+        float(np.quantile(sentences, shift_quantile(stored.mode))), abs=1e-4
+    )
     shipped = Settings().thresholds_for("minilm")
-    shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", "dense")])
+    # against the reference of the ranking in use (the default's)
+    shift = logit(stored.tail) - logit(REFERENCE_TAIL[("minilm", stored.mode)])
     assert stored.weak == pytest.approx(
-        1 / (1 + math.exp(-(logit(shipped.weak) + shift))), abs=1e-5
+        1 / (1 + math.exp(-(logit(shipped.weak) + shift))),
+        abs=1e-4,  # tail rounded to 1e-6
     )
     assert stored.weak <= stored.strong <= 1.0
     assert "calibrated on this index" in stored.describe()
@@ -140,11 +145,12 @@ def test_the_pipeline_uses_them_unless_the_operator_set_thresholds(calibrated: P
         off = small_settings(auto=False)
         assert thresholds_for_index(off, store)[1] == "default"
         # a calibration made for another ranking does not apply
-        hybrid = small_settings().model_copy(
-            update={"retrieve": Settings().retrieve.model_copy(update={"mode": "hybrid"})}
+        other = "dense" if settings.retrieve.mode == "hybrid" else "hybrid"
+        elsewhere = small_settings().model_copy(
+            update={"retrieve": Settings().retrieve.model_copy(update={"mode": other})}
         )
-        assert thresholds_for_index(hybrid, store) == (
-            hybrid.thresholds_for("minilm"),
+        assert thresholds_for_index(elsewhere, store) == (
+            elsewhere.thresholds_for("minilm"),
             "default",
         )
 
@@ -174,13 +180,13 @@ def test_a_calibration_made_with_another_tail_quantile_is_made_again(
     settings = small_settings()
     with LocalStore.open_for_write(index, minilm.info) as store:
         current = stored_calibration(store)
-        assert current is not None and current.quantile == SHIFT_QUANTILE
+        assert current is not None and current.quantile == shift_quantile(current.mode)
         older = json.loads(current.to_json())
         older.pop("quantile")  # written before the quantile was recorded
         older["weak"] = 0.99
         store.write_meta(META_KEY, json.dumps(older))
     again = calibrate_after_ingest(settings, index, minilm)
-    assert again is not None and again.quantile == SHIFT_QUANTILE
+    assert again is not None and again.quantile == shift_quantile(again.mode)
     assert again.weak == pytest.approx(current.weak, abs=1e-6)
     assert calibrate_after_ingest(settings, index, minilm) is None  # now up to date
 
@@ -230,3 +236,23 @@ def test_explicit_thresholds_are_remembered_even_at_the_shipped_values():
         update={"thresholds": {"minilm": Thresholds(strong=0.9, weak=0.8)}}
     )
     assert changed.explicit("minilm")
+
+
+def test_a_hybrid_index_is_placed_against_the_hybrid_reference(calibrated: Path, minilm):
+    """The hybrid ranking has its own gate model and its own PubMedQA tail: the shift rule."""
+    settings = small_settings().model_copy(
+        update={"retrieve": Settings().retrieve.model_copy(update={"mode": "hybrid"})}
+    )
+    shipped = settings.thresholds_for("minilm")
+    assert shipped.ranking == "hybrid" and shipped.model is not None
+    with LocalStore.open(calibrated) as store:
+        chosen = calibrate_index(store, minilm, settings)
+    assert (chosen.mode, chosen.rule) == ("hybrid", "shift")
+    assert chosen.quantile == SHIFT_QUANTILES["hybrid"] == 0.80
+    assert chosen.model == shipped.model.model_dump()
+    shift = logit(chosen.tail) - logit(REFERENCE_TAIL[("minilm", "hybrid")])
+    assert chosen.weak == pytest.approx(
+        1 / (1 + math.exp(-(logit(shipped.weak) + shift))),
+        abs=1e-4,  # tail rounded to 1e-6
+    )
+    assert chosen.auc is not None and chosen.auc > 0.8

@@ -298,9 +298,10 @@ def calibrate_command(
     if cal.refit is not None:
         stored = cal.refit.model_dump()
     else:
-        run_settings = document.run.settings
-        run_thresholds = run_settings.get("gate", {}).get("thresholds", {})
-        stored = (run_thresholds.get(cal.embedder) or {}).get("model")
+        # The model the run's gate scored with (that of the ranking it ran), not the settings'
+        # table, which holds the dense ranking's model.
+        model = document.run.thresholds.model
+        stored = model.model_dump() if model is not None else None
     write_thresholds(
         config, cal.embedder, strong, weak, cal.evidence(results.name, date), model=stored
     )

@@ -87,6 +87,7 @@ def gate_signals(
         agreement=None if agree is None else round(agree, 6),
         score=round(score, 6),
         signal="combined" if model else "cosine",
+        ranking=thresholds.ranking,
         strong=thresholds.strong,
         weak=thresholds.weak,
     )

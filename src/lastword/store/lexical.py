@@ -168,7 +168,7 @@ def search(
     if kinds is not None:
         if _has_kind_column(conn):
             marks = ",".join("?" * len(kinds)) or "NULL"
-            where.append(f"rowid IN (SELECT id FROM passages WHERE kind IN ({marks}))")
+            where.append(f"+rowid IN (SELECT id FROM passages WHERE kind IN ({marks}))")
             params += list(kinds)
         elif "body" not in kinds:
             return []  # an index without kinds holds body passages only

@@ -13,7 +13,7 @@ from typing import Any
 
 from lastword import settings_file
 from lastword.errors import ConfigError
-from lastword.settings import ChatSettings, Settings
+from lastword.settings import ChatSettings, Settings, Thresholds
 from lastword.settings_file import table
 
 #: the persona's lines (failure and refusal lines) editable on the page, in model order
@@ -42,6 +42,14 @@ def apply_form(
     )
 
 
+def shown_thresholds(settings: Settings, embedder: str) -> Thresholds | None:
+    """The thresholds the gate uses for ``embedder`` under the configured ranking; None if none."""
+    try:
+        return settings.thresholds_for(embedder)
+    except ConfigError:
+        return None
+
+
 def _apply(
     document: dict[str, Any],
     current: Settings,
@@ -52,7 +60,8 @@ def _apply(
 ) -> None:
     strong, weak = bands
     date = datetime.now(UTC).date().isoformat()
-    existing = current.gate.thresholds.get(embedder)
+    # The thresholds in use for the ranking in use (hybrid has its own model), not the table's.
+    existing = shown_thresholds(current, embedder)
     kept = existing.model_dump(mode="json", exclude_none=True) if existing else {}
     # Keep whatever else the thresholds carry (e.g. which gate model they belong to).
     table(document, "gate", "thresholds")[embedder] = {

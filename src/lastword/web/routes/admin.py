@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
 from lastword.settings import ChatSettings
-from lastword.web.admin_settings import LINE_FIELDS, apply_form
+from lastword.web.admin_settings import LINE_FIELDS, apply_form, shown_thresholds
 from lastword.web.security import Admin
 from lastword.websearch.keys import PROVIDERS, KeyStore
 from lastword.websearch.ratelimit import SEARCH_LOG_FILE, SearchLog
@@ -49,7 +49,7 @@ def _render(request: Request, notice: str | None = None, error: str | None = Non
         {
             "settings": settings,
             "embedder": embedder,
-            "thresholds": settings.gate.thresholds.get(embedder),
+            "thresholds": shown_thresholds(settings, embedder),
             "line_fields": [(n, ChatSettings.model_fields[n].description) for n in LINE_FIELDS],
             "keys": _keys(request).status(),
             "providers": PROVIDERS,
