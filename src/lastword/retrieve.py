@@ -4,10 +4,11 @@ Three modes (``[retrieve] mode``):
 
 - ``dense``: cosine similarity of MiniLM (or the index's embedder) sentence vectors;
 - ``lexical``: BM25 over the lexical index in the same SQLite file (``store/lexical.py``);
-- ``hybrid`` (the default): the top ``candidates`` of each, fused (``rank.py``: standard scores over the
-  pooled candidates by default, or min-max score fusion, or reciprocal-rank fusion), then the
-  fused head re-ranked with local signals (term coverage, proximity). On SciFact (BEIR, dev
-  claims) nDCG@10 0.751 against 0.643 dense and 0.688 lexical; docs/retrieval.md.
+- ``hybrid`` (the default): the top ``candidates`` of each, fused (``rank.py``: standard
+  scores over the pooled candidates by default, or min-max score fusion, or reciprocal-rank
+  fusion), then the fused head re-ranked with local signals (term coverage, proximity). On
+  SciFact (BEIR, dev claims) nDCG@10 0.751 against 0.643 dense and 0.688 lexical;
+  docs/retrieval.md.
 
 Whatever the order, every passage's ``score`` is its cosine similarity to the question: the
 number readers and the gate know. Each stage's time is reported.
