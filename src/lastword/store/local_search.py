@@ -22,7 +22,7 @@ from threadpoolctl import ThreadpoolController
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
 from lastword.store import lexical
-from lastword.store.protocol import Hit
+from lastword.store.hits import HitsFromIds
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
 # matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
@@ -41,7 +41,7 @@ _NO_IDS = np.empty(0, dtype=np.int64)
 _NO_SCORES = np.empty(0, dtype=np.float64)
 
 
-class LocalSearch:
+class LocalSearch(HitsFromIds):
     """Mixed into ``LocalStore``: dense and lexical search, as ids or as passages."""
 
     _conn: sqlite3.Connection
@@ -100,15 +100,6 @@ class LocalSearch:
         top = top[np.isfinite(scores[top])]
         return ids[top].astype(np.int64), scores[top].astype(np.float64)
 
-    def search(
-        self,
-        query: np.ndarray,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))
-
     def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
         """The cosine of each of these passages to a unit-norm query vector, by matrix row."""
         matrix, ids = self._load_matrix()
@@ -146,24 +137,7 @@ class LocalSearch:
             np.array([score for _, score in rows], dtype=np.float64),
         )
 
-    def search_lexical(
-        self,
-        text: str,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by BM25 over the lexical index (``store/lexical.py``), best first."""
-        return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))
-
     # ----------------------------------------------------------------- what candidates need
-    def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
-        passages = self.passages_by_id(ids.tolist())
-        return [
-            Hit(passage=passages[pid], score=score)
-            for pid, score in zip(ids.tolist(), scores.tolist(), strict=True)
-        ]
-
     def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
         """Each passage's document title and text, as ``title + "\\n" + text``."""
         if not len(passage_ids):

@@ -18,8 +18,8 @@ import numpy as np
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
+from lastword.store.hits import HitsFromIds
 from lastword.store.lexical import lexical_tokens
-from lastword.store.protocol import Hit
 
 _PASSAGE_COLUMNS = (
     "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
@@ -33,7 +33,7 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
-class PostgresSearch:
+class PostgresSearch(HitsFromIds):
     """Mixed into ``PostgresStore`` (after its own methods and ``PostgresExtras``)."""
 
     def _t(self, name: str) -> str: ...  # provided by PostgresStore
@@ -79,15 +79,6 @@ class PostgresSearch:
             np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
         )
 
-    def search(
-        self,
-        query: np.ndarray,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))
-
     def search_lexical_ids(
         self,
         text: str,
@@ -117,23 +108,6 @@ class PostgresSearch:
             np.array([row[0] for row in rows], dtype=np.int64),
             np.array([float(row[1]) for row in rows], dtype=np.float64),
         )
-
-    def search_lexical(
-        self,
-        text: str,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by ``ts_rank_cd`` (higher is better) for the question's terms."""
-        return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))
-
-    def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
-        passages = self.passages_by_id(ids.tolist())
-        return [
-            Hit(passage=passages[pid], score=score)
-            for pid, score in zip(ids.tolist(), scores.tolist(), strict=True)
-        ]
 
     def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
         if not len(passage_ids):
