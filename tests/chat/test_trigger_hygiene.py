@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lastword.chat.hygiene import outbound_query
+from lastword.chat.hygiene import corpus_question, outbound_query
 from lastword.chat.trigger import (
     find_trigger,
     lookup_request,
@@ -89,3 +89,20 @@ def test_matrix_user_ids_leave_no_server_name_behind():
     text = "@lastword:lab.example.org search the web for caffeine, ask @tom:lab.org:8448 too"
     query = outbound_query(text, find_trigger(text, PHRASES), ("Lastword",))
     assert query == "caffeine, ask too"
+
+
+def test_the_corpus_is_asked_the_question_without_the_words_that_route_it():
+    chat = ChatSettings()
+
+    def asked(text: str) -> str:
+        return corpus_question(text, chat.trigger_phrases, chat.corpus_phrases, ("Lastword",))
+
+    text = "Lastword, can you look up in our papers how many seed sites TrustRank used?"
+    assert asked(text) == "how many seed sites TrustRank used?"
+    assert asked("According to our papers, which dose was used?") == "which dose was used?"
+    assert asked("@lastword:example.org how long did the trial last?") == (
+        "how long did the trial last?"
+    )
+    # "our papers" as what is asked about stays: only "in/from ... our papers" says where
+    assert asked("What do our papers say about statins?") == "What do our papers say about statins?"
+    assert asked("Could you please tell me the dose in the corpus") == "tell me the dose"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 
-from lastword.chat.hygiene import outbound_query
+from lastword.chat.hygiene import corpus_question, outbound_query
 from lastword.chat.persona import Decline, Failure, Persona
 from lastword.chat.reply import Message, Reply
 from lastword.chat.safety import screen
@@ -92,7 +92,10 @@ class Assistant:
 
     # ------------------------------------------------------------------ corpus path
     def _corpus(self, message: Message) -> Reply:
-        question = outbound_query(message.text, None, (self.persona.name,), 10_000, 10_000)
+        chat = self.settings.chat
+        question = corpus_question(
+            message.text, chat.trigger_phrases, chat.corpus_phrases, (self.persona.name,)
+        )
         try:
             result = self.pipeline.ask(question or message.text)
         except InputError as exc:
