@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,8 +105,8 @@ class TermWeights:
         return cls({t: idf(counts, total, t) for t in terms(question)})
 
 
-def term_coverage(weights: TermWeights, tokens: Sequence[str]) -> float:
-    """IDF-weighted share of the question's terms present in ``tokens``."""
+def term_coverage(weights: TermWeights, tokens: Collection[str]) -> float:
+    """IDF-weighted share of the question's terms present in ``tokens`` (words, or a set)."""
     total = sum(weights.weights.values())
     if total == 0:
         return 0.0
@@ -190,17 +190,12 @@ def rerank(
     """Re-score (passage id, fused score in 0..1) with the local signals; best first."""
     scored = []
     find = present_terms(weights)
-    total = sum(weights.weights.values())
     for pid, score in fused:
         if tuning.proximity:
             tokens = TOKEN.findall(texts[pid].lower())
             extra = tuning.coverage * term_coverage(weights, tokens)
             extra += tuning.proximity * proximity(weights, tokens)
         else:  # coverage alone needs which terms are there, not every word
-            present = find(texts[pid])
-            covered = (
-                sum(w for t, w in weights.weights.items() if t in present) / total if total else 0.0
-            )
-            extra = tuning.coverage * covered
+            extra = tuning.coverage * term_coverage(weights, find(texts[pid]))
         scored.append((pid, score + extra))
     return sorted(scored, key=lambda item: -item[1])

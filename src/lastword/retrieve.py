@@ -215,15 +215,8 @@ def _hybrid(
         texts = store.passage_texts([pid for pid, _ in head])  # the head only, one query
         order = rerank(head, texts, TermWeights.of(question, counts, total), tuning.rerank) + tail
         lap("rerank")
-    return [(pid, cosines[pid]) for pid in _with_cosines(query, store, order[:k], cosines)]
-
-
-def _with_cosines(
-    query: np.ndarray, store: Store, order: list[tuple[int, float]], cosines: dict[int, float]
-) -> list[int]:
-    """The ordered ids, every one's cosine known (fetching the lexical-only ones' if needed)."""
-    chosen = [pid for pid, _ in order]
-    missing = [pid for pid in chosen if pid not in cosines]
+    chosen = [pid for pid, _ in order[:k]]
+    missing = [pid for pid in chosen if pid not in cosines]  # lexical-only, not fused by z-score
     if missing:
         cosines.update(store.cosines(query, missing))
-    return chosen
+    return [(pid, cosines[pid]) for pid in chosen]

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from lastword.errors import ConfigError
-from lastword.store.files import written_whole
+from lastword.store.files import newest_below, written_whole
 
 GRAPH_PATTERN = re.compile(r"^hnsw-(\d+)\.bin$")
 #: rebuild the graph from nothing once this share of its entries are deleted passages
@@ -46,12 +46,8 @@ def graph_path(directory: Path, generation: int) -> Path:
 
 def previous_graph(directory: Path, generation: int) -> tuple[int, Path] | None:
     """The newest graph of an older generation still on disk, if any."""
-    found = []
-    for path in directory.iterdir():
-        match = GRAPH_PATTERN.match(path.name)
-        if match and int(match.group(1)) < generation:
-            found.append((int(match.group(1)), path))
-    return max(found) if found else None
+    found = newest_below(directory, GRAPH_PATTERN, generation)
+    return None if found is None else (found, graph_path(directory, found))
 
 
 def build_graph(

@@ -42,6 +42,11 @@ _KNOWN_MAX = 200_000  # stems remembered per process
 MAX_PASSAGES = 200_000
 
 
+def postings_path(directory: Path, generation: int) -> Path:
+    """Where the postings of an index generation are saved."""
+    return directory / f"postings-{generation}.npz"
+
+
 class Postings:
     """Per stemmed term: the rows holding it and how often; per row: its length in tokens."""
 

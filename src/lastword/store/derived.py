@@ -28,7 +28,7 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.settings import StoreSettings
-from lastword.store import ann, check, ivf
+from lastword.store import ann, bm25, check, ivf
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.terms import terms
 
@@ -203,7 +203,7 @@ class DerivedFiles:
         self._lexicon = None
         # the lexical postings are built again from SQLite at the next lexical search
         with contextlib.suppress(FileNotFoundError):
-            (self.directory / f"postings-{generation}.npz").unlink()
+            bm25.postings_path(self.directory, generation).unlink()
         self._postings, self._postings_generation = None, -1
         return [p.name for p in (*self._matrix_paths(generation), self._lexicon_path(generation))]
 

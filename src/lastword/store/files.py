@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,17 @@ def written_whole(path: Path) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
+
+
+def newest_below(directory: Path, pattern: re.Pattern[str], generation: int) -> int | None:
+    """The newest generation older than ``generation`` of a derived file whose name matches
+    ``pattern`` (its one group: the generation) still in ``directory``, if any."""
+    found = [
+        int(match.group(1))
+        for path in directory.iterdir()
+        if (match := pattern.match(path.name)) and int(match.group(1)) < generation
+    ]
+    return max(found) if found else None
 
 
 def fsync_directory(directory: Path) -> None:

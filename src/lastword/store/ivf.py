@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lastword.store.files import written_whole
+from lastword.store.files import newest_below, written_whole
 
 FILE_PATTERN = re.compile(r"^ivf-(\d+)\.npz$")
 #: train the lists afresh once the untrained tail (or the passages removed) passes this share
@@ -63,12 +63,7 @@ def paths(directory: Path, generation: int) -> tuple[Path, Path]:
 
 def previous(directory: Path, generation: int) -> int | None:
     """The newest older generation whose lists are still on disk, if any."""
-    found = [
-        int(m.group(1))
-        for p in directory.iterdir()
-        if (m := FILE_PATTERN.match(p.name)) and int(m.group(1)) < generation
-    ]
-    return max(found) if found else None
+    return newest_below(directory, FILE_PATTERN, generation)
 
 
 # --------------------------------------------------------------------------- training

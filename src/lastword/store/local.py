@@ -362,24 +362,22 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         if self._postings_generation == generation:
             return self._postings  # another thread built them meanwhile
         schema = lexical.ready(self._conn)  # an index older than its lexical table gets it now
-        path = self.directory / f"postings-{generation}.npz"
-        postings = bm25.Postings.load(path)
-        count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
-        if postings is None and count > bm25.MAX_PASSAGES:
-            # Too big to hold in memory: the FTS5 query answers, as it did before.
-            self._postings, self._postings_generation = None, generation
-            return None
+        postings = bm25.Postings.load(bm25.postings_path(self.directory, generation))
         if postings is None:
+            count = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+            if count > bm25.MAX_PASSAGES:
+                # Too big to hold in memory: the FTS5 query answers, as it did before.
+                self._postings, self._postings_generation = None, generation
+                return None
             self._conn.execute("BEGIN")  # one snapshot: the generation and the table it tags
             try:
                 generation = self._generation()
                 postings = bm25.Postings.build(self._conn, schema)
             finally:
                 self._conn.execute("COMMIT")
-            path = self.directory / f"postings-{generation}.npz"
             if os.access(self.directory, os.W_OK):
                 with contextlib.suppress(OSError):
-                    postings.save(path)
+                    postings.save(bm25.postings_path(self.directory, generation))
         self._postings, self._postings_generation = postings, generation
         return postings
 

@@ -33,6 +33,21 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
+def _filters(
+    exclude_doc_ids: Collection[str], kinds: Collection[str] | None
+) -> tuple[list[str], list[Any]]:
+    """WHERE conditions and their parameters for a search's exclusions and passage kinds."""
+    where: list[str] = []
+    params: list[Any] = []
+    if exclude_doc_ids:
+        where.append("NOT (doc_id = ANY(%s))")
+        params.append(list(exclude_doc_ids))
+    if kinds is not None:
+        where.append("kind = ANY(%s)")
+        params.append(list(kinds))
+    return where, params
+
+
 class PostgresSearch(HitsFromIds):
     """Mixed into ``PostgresStore`` (after its own methods and ``PostgresExtras``)."""
 
@@ -58,13 +73,7 @@ class PostgresSearch(HitsFromIds):
             )
         if k <= 0:
             return _NO_IDS, _NO_SCORES
-        where, params = [], []
-        if exclude_doc_ids:
-            where.append("NOT (doc_id = ANY(%s))")
-            params.append(list(exclude_doc_ids))
-        if kinds is not None:
-            where.append("kind = ANY(%s)")
-            params.append(list(kinds))
+        where, params = _filters(exclude_doc_ids, kinds)
         text = vector_text(query)
         sql = (
             f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
@@ -91,13 +100,8 @@ class PostgresSearch(HitsFromIds):
         tokens = list(dict.fromkeys(lexical_tokens(text)))
         if not tokens or k <= 0:
             return _NO_IDS, _NO_SCORES
-        where, params = ["tokens @@ q"], []
-        if exclude_doc_ids:
-            where.append("NOT (doc_id = ANY(%s))")
-            params.append(list(exclude_doc_ids))
-        if kinds is not None:
-            where.append("kind = ANY(%s)")
-            params.append(list(kinds))
+        where, params = _filters(exclude_doc_ids, kinds)
+        where.insert(0, "tokens @@ q")
         rows = self._fetch(
             f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
             f"to_tsquery('english', %s) q WHERE {' AND '.join(where)} "
