@@ -407,9 +407,12 @@ def candidate_features(
     profile: QuestionProfile,
     candidates: Sequence[Candidate],
     coverage: Coverage | None = None,
+    only: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate."""
+    """One row of ``FEATURES`` per candidate (or per candidate of ``only``, each read among
+    all of them: its passage's other terms, its table's extremes)."""
     count = len(candidates)
+    which = range(count) if only is None else only
     if coverage is None:
         coverage = Coverage.of(profile, candidates)
     matched = coverage.matched
@@ -423,8 +426,9 @@ def candidate_features(
         [c.n for c in candidates],
         lambda name: coverage.share(_terms(name) & profile.terms),
     )
-    rows = np.zeros((count, len(FEATURES)), dtype=np.float64)
-    for i, c in enumerate(candidates):
+    rows = np.zeros((len(which), len(FEATURES)), dtype=np.float64)
+    for row, i in enumerate(which):
+        c = candidates[i]
         own = matched[i]
         around = (passage_terms[c.n] & profile.terms) - own
         why = penalties(c, profile)
@@ -459,7 +463,7 @@ def candidate_features(
                 )
             ),
         }
-        rows[i] = [values[name] for name in FEATURES]
+        rows[row] = [values[name] for name in FEATURES]
     return rows
 
 
@@ -471,9 +475,13 @@ def answer_probability(features: np.ndarray, model: dict[str, float] = ANSWER_MO
 
 
 def score_candidates(
-    profile: QuestionProfile, candidates: Sequence[Candidate], coverage: Coverage | None = None
+    profile: QuestionProfile,
+    candidates: Sequence[Candidate],
+    coverage: Coverage | None = None,
+    only: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """One relevance value per candidate: the probability that it answers (see the module doc)."""
-    if not candidates:
+    """One relevance value per candidate (or per candidate of ``only``): the probability that
+    it answers (see the module doc)."""
+    if not candidates or (only is not None and not len(only)):
         return np.zeros(0, dtype=np.float64)
-    return answer_probability(candidate_features(profile, candidates, coverage))
+    return answer_probability(candidate_features(profile, candidates, coverage, only))

@@ -213,13 +213,16 @@ class ExtractiveGenerator:
             else []
         )
         scored = candidates + [pair.joined for pair in pairs]
-        relevance = score_candidates(
+        count = len(candidates)
+        # A pair is read among every sentence (its passage's other terms); the sentences' own
+        # scores do not change with the pairs beside them.
+        joined = score_candidates(
             profile,
             scored,
             Coverage(coverage.matched + [p.matched for p in pairs], coverage.weights),
+            only=range(count, len(scored)),
         )
-        relevance[: len(candidates)] = single
-        count = len(candidates)
+        relevance = np.concatenate([single, joined])
 
         def members(i: int) -> list[int]:
             return [i] if i < count else list(pairs[i - count].members)
@@ -242,11 +245,15 @@ class ExtractiveGenerator:
         ]
         kinds = {i: specifics(candidates[i], profile) for i in pool}
 
+        def brings_specific(i: int) -> bool:
+            """A new number (or name) of the kind asked, in a sentence on the question's terms."""
+            return bool(kinds[i] - stated) and bool(coverage.matched[i])
+
         def adds(i: int) -> bool:
             """A new number (or name) of the kind asked, in a sentence on the question's terms;
-            or a question term not stated yet, when the question asks several things or the
-            sentence is a neighbour of one chosen (its context or its continuation)."""
-            if kinds[i] - stated and coverage.matched[i]:
+            or question terms not stated yet, when the question asks several things or they
+            are worth ``TERMS_GAIN`` of it."""
+            if brings_specific(i):
                 return True
             gain = coverage.share(coverage.matched[i] - covered)
             return gain > 0 and (profile.several or gain >= TERMS_GAIN)
@@ -264,9 +271,7 @@ class ExtractiveGenerator:
                 np.stack([vectors[i] for i in pool]) @ np.stack([vectors[i] for i in chosen]).T
             ).max(axis=1)
             gain = np.array([coverage.share(coverage.matched[i] - covered) for i in pool])
-            new_specific = np.array(
-                [bool(kinds[i] - stated) and bool(coverage.matched[i]) for i in pool]
-            )
+            new_specific = np.array([brings_specific(i) for i in pool])
             allowed = np.array([adds(i) for i in pool]) & (redundancy < MAX_REDUNDANCY)
             if not allowed.any():
                 break
