@@ -396,11 +396,14 @@ class Coverage:
             * (RARE_TERM_WEIGHT if t in profile.rare else 1.0)
             for t in profile.terms
         }
-        total = sum(raw.values()) or 1.0
+        # fsum: exact, so the same whatever order the (hash-ordered) terms come in
+        total = math.fsum(raw.values()) or 1.0
         return cls(matched, {t: w / total for t, w in raw.items()})
 
     def share(self, terms: set[str]) -> float:
-        return sum(self.weights.get(t, 0.0) for t in terms)
+        # fsum: a plain sum over a set differs in the last bit from one process to the next
+        # (string hashing orders it), enough to flip a near tie between two sentences
+        return math.fsum(self.weights.get(t, 0.0) for t in terms)
 
 
 def candidate_features(
