@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -159,10 +160,15 @@ class QuestionProfile:
             superlative=superlative_of(question),
         )
 
-    def question_values(self) -> set[str]:
+    def question_values(self) -> frozenset[str]:
         """The numbers the question itself writes (values, and spelled counts)."""
+        return self._question_values
+
+    @cached_property
+    def _question_values(self) -> frozenset[str]:
+        # read once per question: every candidate sentence is compared with it
         values = {format(q.value.normalize(), "f") for q in extract_quantities(self.question)}
-        return values | number_words(self.question)
+        return frozenset(values | number_words(self.question))
 
 
 @dataclass
@@ -224,9 +230,8 @@ def penalties(candidate: Candidate, profile: QuestionProfile) -> list[str]:
 
 _METHOD_RE = re.compile(
     r"\b(the\s+)?(aim|aims|objective|objectives|purpose|goal)\s+(of|was|were|is)\b"
-    r"|\bwas\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
-    r"studied|measured|tested|calculated|performed|conducted|carried\s+out|undertaken)\b"
-    r"|\bwere\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
+    r"|\b(?:was|were)\s+(?:(?:again|also|then|first|further|subsequently|\w+ly)\s+)?"
+    r"(estimated|determined|assessed|evaluated|investigated|analy[sz]ed|examined|"
     r"studied|measured|tested|calculated|performed|conducted|carried\s+out|undertaken)\b"
     r"|\b(we|this\s+study)\s+(aimed|sought|set\s+out|investigated|evaluated|examined)\b"
     r"|\bhas\s+not\s+been\s+(studied|investigated|reported)\b"
@@ -302,7 +307,7 @@ ANSWER_MODEL: dict[str, float] = {
 NOVEL_CAP = 12
 
 
-def _new_quantities(candidate: Candidate, question_values: set[str]) -> bool:
+def _new_quantities(candidate: Candidate, question_values: frozenset[str]) -> bool:
     if number_words(candidate.text) - question_values:
         return True
     for q in stated_quantities(candidate.text):
