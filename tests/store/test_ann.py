@@ -24,8 +24,15 @@ def clustered(seed: int, n: int) -> np.ndarray:
     return normalise(points).astype(np.float32)
 
 
-def build(directory: Path, documents: int, per_doc: int = 10, seed: int = 0) -> None:
-    with LocalStore.open_for_write(directory, INFO, ANN) as store:
+def build(
+    directory: Path,
+    documents: int,
+    per_doc: int = 10,
+    seed: int = 0,
+    settings: StoreSettings = ANN,
+) -> None:
+    """``documents`` documents of ``per_doc`` clustered vectors, committed and derived."""
+    with LocalStore.open_for_write(directory, INFO, settings) as store:
         for d in range(documents):
             store.put_document(
                 record(f"d{d}", per_doc),

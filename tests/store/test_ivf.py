@@ -13,6 +13,7 @@ from lastword.settings import StoreSettings
 from lastword.store import ivf
 from lastword.store.local import LocalStore
 from tests.store.contract import INFO, passages, record
+from tests.store.test_ann import build as build_clustered
 from tests.store.test_ann import clustered, recall, top_ids
 
 IVF = StoreSettings(ann="ivf", ann_min_passages=500, ivf_probes=32)
@@ -20,15 +21,7 @@ EXACT = StoreSettings(ann_min_passages=10**9)
 
 
 def build(directory: Path, documents: int, per_doc: int = 10, seed: int = 0) -> None:
-    with LocalStore.open_for_write(directory, INFO, IVF) as store:
-        for d in range(documents):
-            store.put_document(
-                record(f"d{d}", per_doc),
-                passages(d, per_doc),
-                clustered(seed * 10_000 + d, per_doc),
-            )
-        store.commit()
-        store.refresh_derived()
+    build_clustered(directory, documents, per_doc, seed, settings=IVF)
 
 
 def test_lists_recall_exact_scores_and_filters(tmp_path: Path):
