@@ -257,6 +257,7 @@ def build_pg_index(store, settings: StoreSettings) -> None:
 
 def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreSettings:
     from lastword.store.postgres import PostgresStore
+    from lastword.store.postgres_extras import built_precision, wanted_precision
 
     settings = settings.model_copy(
         update={
@@ -295,7 +296,12 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
             store.commit()
             lists = f"lists='{settings.pg_lists}'"
             other_lists = settings.pg_lists and lists not in (definition or "").replace(" ", "")
-            if settings.pg_index == "ivfflat" and (added or built is None or other_lists):
+            precision = built_precision(store._main, settings.schema_name)
+            other_precision = precision != wanted_precision(store._main, settings)
+            store.commit()
+            if settings.pg_index == "ivfflat" and (
+                added or built is None or other_lists or other_precision
+            ):
                 build_pg_index(store, settings)
             store.refresh_derived()
         table = f"{settings.schema_name}.passages"
@@ -314,6 +320,35 @@ def build_postgres(dsn: str, real, size: int, settings: StoreSettings) -> StoreS
         flush=True,
     )
     return settings
+
+
+def prewarm(dsn: str, schema: str) -> None:
+    """Read the vector index, the table and its key into shared_buffers (``pg_prewarm``), as a
+    server that has been answering for a while holds them: timings without cold reads."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        started = time.perf_counter()
+        pages = 0
+        for relation in ("passages_embedding", "passages", "passages_pkey", "documents_pkey"):
+            pages += conn.execute("SELECT pg_prewarm(%s)", (f"{schema}.{relation}",)).fetchone()[0]
+        buffers = conn.execute("SELECT current_setting('shared_buffers')").fetchone()[0]
+        held = conn.execute(
+            "SELECT setting::bigint FROM pg_settings WHERE name = 'shared_buffers'"
+        ).fetchone()[0]  # in 8 kB pages
+    print(
+        f"  pg_prewarm: {pages * 8 / 1024:,.0f} MB read into shared_buffers ({buffers}) in "
+        f"{time.perf_counter() - started:.0f}s",
+        flush=True,
+    )
+    if pages > held:
+        print(
+            "  WARNING: shared_buffers is smaller than what was read: searches will still read "
+            "pages from the OS. Raise it (ALTER SYSTEM SET shared_buffers = '6GB', then restart "
+            "the server in --cache/postgres) before timing.",
+            flush=True,
+        )
 
 
 def exact_truth(real, size: int, queries: np.ndarray) -> list[set[int]]:
@@ -404,6 +439,21 @@ def main() -> int:
         "--pg-probes", default="", help="pgvector ivfflat.probes to measure, comma list."
     )
     parser.add_argument("--pg-lists", type=int, help="pgvector ivfflat lists ([store] pg_lists).")
+    parser.add_argument(
+        "--pg-precision",
+        choices=("auto", "half", "full"),
+        help="[store] pg_precision: the pgvector index over halfvec copies (half) or the "
+        "float32 vectors (full); an existing index of the other precision is rebuilt.",
+    )
+    parser.add_argument(
+        "--pg-prewarm",
+        action="store_true",
+        help="pg_prewarm the vector index and table before timing (shared_buffers must hold "
+        "them: the bench's server is set to 6GB).",
+    )
+    parser.add_argument(
+        "--pg-candidates", type=int, help="[store] pg_candidates (re-scored, half precision)."
+    )
     parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
     parser.add_argument(
         "--ann-ef-construction", type=int, help="Local HNSW ef_construction at build."
@@ -445,6 +495,8 @@ def main() -> int:
         "ann_ef_construction": args.ann_ef_construction,
         "pg_m": args.pg_m,
         "pg_ef_construction": args.pg_ef_construction,
+        "pg_precision": args.pg_precision,
+        "pg_candidates": args.pg_candidates,
     }
     settings = StoreSettings(**{k: v for k, v in built.items() if v is not None})
     if args.haystack == "matched":
@@ -515,6 +567,8 @@ def main() -> int:
             else:
                 values = [int(x) for x in args.pg_ef.split(",") if x] or [pg_settings.pg_ef_search]
                 variants = [(f"pgvector ef={ef}", {"pg_ef_search": ef}) for ef in values]
+            if args.pg_prewarm:
+                prewarm(dsn, pg_settings.schema_name)
             for label, update in variants:
                 ef_settings = pg_settings.model_copy(update=update)
                 with PostgresStore.open(dsn, ef_settings) as store:

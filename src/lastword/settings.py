@@ -82,6 +82,19 @@ class StoreSettings(Section):
     pg_ef_construction: int = Field(
         64, ge=8, le=1000, description="pgvector HNSW build beam width (at creation)."
     )
+    pg_precision: Literal["full", "half"] = Field(
+        "full",
+        description="pgvector index over the float32 vectors (full) or over half-precision "
+        "copies (half, pgvector 0.7+: the index is half the size, its hits re-scored exactly in "
+        "float32). Applied when the writer (re)builds the index.",
+    )
+    pg_candidates: int = Field(
+        40,
+        ge=1,
+        le=10_000,
+        description="With a half-precision index: nearest rows taken from it and re-scored "
+        "exactly (float32) before the best k are kept.",
+    )
     ann_min_passages: int = Field(
         200_000,
         ge=1,

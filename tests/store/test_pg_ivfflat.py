@@ -31,6 +31,7 @@ def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str
         pg_index="ivfflat",
         pg_lists=4,
         pg_probes=4,
+        pg_precision="half",
     )
     with PostgresStore.open_for_write(postgres_dsn, INFO, settings) as store:
         assert index_of(postgres_dsn, postgres_schema) == (None, None)  # nothing to train on
@@ -62,12 +63,13 @@ def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str
                 r[0]
                 for r in conn.execute(
                     f"EXPLAIN SELECT id FROM {postgres_schema}.passages "
-                    f"ORDER BY embedding <=> %s::vector LIMIT 8",
+                    f"ORDER BY embedding::halfvec({INFO.dim}) <=> %s::halfvec({INFO.dim}) LIMIT 8",
                     ("[" + ",".join(str(float(x)) for x in target) + "]",),
                 )
             )
             conn.execute("RESET enable_seqscan")
         assert "passages_embedding" in plan
+        assert reader.vector_precision() == "half"
     hnsw = settings.model_copy(update={"pg_index": "hnsw"})
     with PostgresStore.open_for_write(postgres_dsn, INFO, hnsw) as store:
         store.refresh_derived()  # switched back: the HNSW index replaces the lists
@@ -77,3 +79,33 @@ def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str
 def test_default_list_count():
     assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 100
     assert ivfflat_lists(1_000_000) == 2000 and ivfflat_lists(4_000_000) == 4000
+
+
+def test_precision_half_and_full_find_the_same(postgres_dsn: str, postgres_schema: str):
+    """The half-precision index's candidates are re-scored in float32: the same hits and the
+    same exact scores as the float32 index; changing ``pg_precision`` rebuilds the index."""
+    settings = StoreSettings(
+        backend="postgres", dsn=postgres_dsn, schema_name=postgres_schema, pg_precision="half"
+    )
+    with PostgresStore.open_for_write(postgres_dsn, INFO, settings) as store:
+        for d in range(12):
+            store.put_document(record(f"d{d}", 20), passages(d, 20), vectors(d, 20))
+        store.commit()
+        store.refresh_derived()
+    assert "halfvec" in index_of(postgres_dsn, postgres_schema)[1]
+    queries = [vectors(d, 20)[p] + 0.3 * vectors(d + 1, 20)[p] for d, p in ((0, 3), (5, 7))]
+    queries = [q / np.linalg.norm(q) for q in queries]
+    with PostgresStore.open(postgres_dsn, settings) as reader:
+        assert reader.vector_precision() == "half"
+        half = [reader.search_ids(q, 8) for q in queries]
+    full = settings.model_copy(update={"pg_precision": "full"})
+    with PostgresStore.open_for_write(postgres_dsn, INFO, full) as store:
+        store.refresh_derived()
+    assert "halfvec" not in index_of(postgres_dsn, postgres_schema)[1]
+    with PostgresStore.open(postgres_dsn, full) as reader:
+        assert reader.vector_precision() == "full"
+        for q, (ids, scores) in zip(queries, half, strict=True):
+            exact_ids, exact_scores = reader.search_ids(q, 8)
+            assert list(ids) == list(exact_ids)
+            assert np.allclose(scores, exact_scores, atol=1e-6)
+            assert np.all(np.diff(scores) <= 0)

@@ -12,7 +12,9 @@ fingerprint) or not at all; one writer at a time (a session advisory lock); read
 Search asks the vector index for the nearest passages and returns exact cosine scores of what
 it found: HNSW by default (``[store] pg_ef_search``), or ivfflat lists (``pg_index``,
 ``pg_probes``; built by the writer once rows exist, again when the corpus doubles or halves);
-filters go through the index's iterative scans on pgvector 0.8+.
+filters go through the index's iterative scans on pgvector 0.8+. With ``pg_precision =
+"half"`` (pgvector 0.7+) the index is over half-precision copies of the vectors, half the size,
+and its ``pg_candidates`` nearest are re-scored exactly in float32.
 The lexical side is PostgreSQL full-text search: each passage's title and text, cut by the
 same ``lexical_tokens`` as the local FTS5 index, as a generated ``tsvector`` (english stemming)
 with a GIN index, ranked by ``ts_rank_cd``.
@@ -41,9 +43,11 @@ from lastword.settings import StoreSettings
 from lastword.store.postgres_extras import (
     PostgresExtras,
     binary_copy,
+    built_precision,
     create_tables,
     create_vector_index,
     ivfflat_stale,
+    wanted_precision,
 )
 from lastword.store.postgres_search import PostgresSearch
 from lastword.store.protocol import (
@@ -95,6 +99,8 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         self._lexicon: tuple[int, tuple[int, dict[str, int]]] | None = None
         self._embedder: EmbedderInfo | None = None
         self._hnsw_iterative = False
+        #: "half" or "full": what the vector index holds (read from it; None: not read yet)
+        self._precision: str | None = None
         self._prepare(connection)
 
     # ----------------------------------------------------------------- opening
@@ -207,15 +213,18 @@ class PostgresStore(PostgresExtras, PostgresSearch):
                 " (install pgvector, or ask the database owner to CREATE EXTENSION vector)"
             ) from None
         create_tables(conn, s, embedder.dim)
-        self.create_vector_index()
+        self.create_vector_index(embedder.dim)
         for key, value in initial_meta(embedder, _now()).items():
             self._set_meta(key, value)
         conn.commit()
 
-    def create_vector_index(self) -> None:
+    def create_vector_index(self, dim: int | None = None) -> None:
         """The cosine index over the passages: HNSW (created with the tables and kept as rows
-        arrive) or ivfflat (k-means lists of the rows present: ``refresh_derived``)."""
-        rows = create_vector_index(self._main, self.schema, self.settings)
+        arrive) or ivfflat (k-means lists of the rows present: ``refresh_derived``), over the
+        vectors' half-precision copies or the vectors themselves (``[store] pg_precision``)."""
+        dim = dim or self.embedder.dim
+        rows = create_vector_index(self._main, self.schema, self.settings, dim)
+        self._precision = None
         if rows is not None:
             self._set_meta("ivfflat_rows", str(rows))
 
@@ -229,6 +238,7 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         """For a bulk load: drop the HNSW index, load, ``create_vector_index``, commit."""
         self._require_writer()
         self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
+        self._precision = None
         self._dirty = True
 
     def _check_format(self) -> None:
@@ -270,6 +280,16 @@ class PostgresStore(PostgresExtras, PostgresSearch):
                 dim=int(self._meta("embedder_dim") or 0),
             )
         return self._embedder
+
+    def vector_precision(self) -> str:
+        """ "half" when the vector index is over half-precision copies (search re-scores its
+        candidates exactly), "full" otherwise (also when there is no index: a plain scan)."""
+        if self._precision is None:
+            with self._conn() as conn:
+                self._precision = built_precision(conn, self.schema) or "full"
+                if not conn.autocommit:
+                    conn.commit()
+        return self._precision
 
     def info(self) -> IndexInfo:
         ((documents, passages),) = self._fetch(
@@ -372,6 +392,12 @@ class PostgresStore(PostgresExtras, PostgresSearch):
             self._main.execute(f"DROP INDEX IF EXISTS {self._t('passages_embedding')}")
             self.create_vector_index()
             self._set_meta("ivfflat_rows", "")
+            self._main.commit()
+        elif built_precision(self._main, self.schema) not in (
+            None,
+            wanted_precision(self._main, self.settings),
+        ):  # [store] pg_precision changed: the HNSW index again, at the new precision
+            self.create_vector_index()
             self._main.commit()
         generation = self._generation()
         if self._meta("lexicon_generation") == str(generation):

@@ -8,12 +8,14 @@ its sources and reference list (foreign keys with ON DELETE CASCADE).
 from __future__ import annotations
 
 import json
+import re
 import struct
 from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
 
+from lastword.errors import ConfigError
 from lastword.store.lexical import lexical_tokens
 from lastword.store.protocol import DocumentRecord, NewPassage, ReferenceEntry
 
@@ -140,13 +142,57 @@ def ivfflat_lists(rows: int) -> int:
     return max(1, round(2 * rows**0.5))
 
 
-def create_vector_index(conn: Any, schema: str, settings: Any) -> int | None:
-    """HNSW (``IF NOT EXISTS``: an empty table is fine) or ivfflat lists trained on the rows
-    present, replacing any index there; for ivfflat, the row count it was built on."""
+def halfvec_version(conn: Any) -> str | None:
+    """The server's pgvector version when it has ``halfvec`` (0.7 and later), else None."""
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row is None:
+        return None
+    parts = tuple(int(p) for p in re.findall(r"\d+", row[0])[:2])
+    return row[0] if parts >= (0, 7) else None
+
+
+def wanted_precision(conn: Any, settings: Any) -> str:
+    """ "half" or "full": what a vector index built now gets under ``[store] pg_precision``."""
+    if settings.pg_precision == "full":
+        return "full"
+    if halfvec_version(conn) is None:
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        raise ConfigError(
+            f'[store] pg_precision = "half" needs pgvector 0.7 or later (halfvec); this '
+            f'server has {row.fetchone()[0]}: set pg_precision = "full"'
+        )
+    return "half"
+
+
+def built_precision(conn: Any, schema: str) -> str | None:
+    """ "half" or "full" for the vector index in ``schema``, None when there is none."""
+    row = conn.execute(
+        "SELECT pg_get_indexdef(to_regclass(%s))", (f"{schema}.passages_embedding",)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return "half" if "halfvec" in row[0] else "full"
+
+
+def _indexed(precision: str, dim: int) -> tuple[str, str]:
+    """The indexed expression and its operator class."""
+    if precision == "half":
+        return f"(embedding::halfvec({int(dim)}))", "halfvec_cosine_ops"
+    return "embedding", "vector_cosine_ops"
+
+
+def create_vector_index(conn: Any, schema: str, settings: Any, dim: int) -> int | None:
+    """HNSW (kept if one of the wanted precision exists: an empty table is fine) or ivfflat
+    lists trained on the rows present, replacing any index there; for ivfflat, the row count
+    it was built on."""
+    precision = wanted_precision(conn, settings)
+    expression, opclass = _indexed(precision, dim)
     if settings.pg_index == "hnsw":
+        if built_precision(conn, schema) not in (None, precision):
+            conn.execute(f"DROP INDEX {schema}.passages_embedding")
         conn.execute(
             f"CREATE INDEX IF NOT EXISTS passages_embedding ON {schema}.passages "
-            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {int(settings.pg_m)}, "
+            f"USING hnsw ({expression} {opclass}) WITH (m = {int(settings.pg_m)}, "
             f"ef_construction = {int(settings.pg_ef_construction)})"
         )
         return None
@@ -157,7 +203,7 @@ def create_vector_index(conn: Any, schema: str, settings: Any) -> int | None:
     conn.execute(f"DROP INDEX IF EXISTS {schema}.passages_embedding")
     conn.execute(
         f"CREATE INDEX passages_embedding ON {schema}.passages "
-        f"USING ivfflat (embedding vector_cosine_ops) WITH (lists = {int(lists)})"
+        f"USING ivfflat ({expression} {opclass}) WITH (lists = {int(lists)})"
     )
     return int(rows)
 

@@ -51,12 +51,16 @@ def _filters(
 class PostgresSearch(HitsFromIds):
     """Mixed into ``PostgresStore`` (after its own methods and ``PostgresExtras``)."""
 
+    settings: Any  # StoreSettings, set by PostgresStore
+
     def _t(self, name: str) -> str: ...  # provided by PostgresStore
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]: ...
 
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by PostgresStore
+
+    def vector_precision(self) -> str: ...  # provided by PostgresStore
 
     def search_ids(
         self,
@@ -75,12 +79,25 @@ class PostgresSearch(HitsFromIds):
             return _NO_IDS, _NO_SCORES
         where, params = _filters(exclude_doc_ids, kinds)
         text = vector_text(query)
-        sql = (
-            f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
-            + (f"WHERE {' AND '.join(where)} " if where else "")
-            + "ORDER BY embedding <=> %s::vector LIMIT %s"
-        )
-        rows = self._fetch(sql, (text, *params, text, k))
+        filters = f"WHERE {' AND '.join(where)} " if where else ""
+        if self.vector_precision() == "half":
+            # The index orders half-precision copies; its nearest candidates are re-scored
+            # exactly, so the scores (and the order among them) are float32 cosines.
+            half = f"halfvec({dim})"
+            sql = (
+                "SELECT id, embedding <=> %s::vector AS distance FROM ("
+                f"SELECT id, embedding FROM {self._t('passages')} {filters}"
+                f"ORDER BY embedding::{half} <=> %s::{half} LIMIT %s) candidates "
+                "ORDER BY distance, id LIMIT %s"
+            )
+            args = (text, *params, text, max(k, self.settings.pg_candidates), k)
+        else:
+            sql = (
+                f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
+                f"{filters}ORDER BY embedding <=> %s::vector LIMIT %s"
+            )
+            args = (text, *params, text, k)
+        rows = self._fetch(sql, args)
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[1], row[0]))
         return (
