@@ -69,6 +69,7 @@ def rows_of(index: Path, settings: Settings, questions: list[tuple[str, set[str]
                 values = {
                     name: getattr(gate, field) or 0.0 for name, field in SIGNAL_FIELDS.items()
                 }
+                values["specific"] = gate.specific or 0.0  # not a model signal: the band's
                 rows.append((values, answerable))
     return rows
 
