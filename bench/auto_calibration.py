@@ -188,7 +188,7 @@ def main() -> int:
             print(f"    {name:28} weak {weak:.4f}  {rates(pos, neg, weak)}")
         floor = settings.gate.specific_floor
         rows = [row for row in saved["labelled"] if row[2] == half]
-        if floor is None or any(len(row) < 4 for row in rows):
+        if not settings.gate.specific_reach or any(len(row) < 4 for row in rows):
             continue  # rows kept before the specific signal was recorded
         rule = SpecificRule(floor, settings.gate.specific_reach)
         auto = shipped.model_copy(update={"weak": auto_row["weak"], "strong": 1.0})

@@ -72,8 +72,10 @@ class Pipeline:
         self.thresholds: Thresholds = found[0]
         self.thresholds_source: ThresholdSource = found[1]
         self.retrieve_tuning = tuning_from(settings.retrieve)
-        floor = settings.gate.specific_floor
-        rule = None if floor is None else SpecificRule(floor, settings.gate.specific_reach)
+        gate = settings.gate
+        rule = (
+            SpecificRule(gate.specific_floor, gate.specific_reach) if gate.specific_reach else None
+        )
         self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name, rule)
 
     @classmethod

@@ -367,21 +367,21 @@ class GateSettings(Section):
         description="The automatic weak threshold lets through at most this share of the "
         "synthetic questions asked without their document.",
     )
-    specific_floor: float | None = Field(
+    specific_floor: float = Field(
         SPECIFIC_FLOOR,
         ge=0.0,
         le=1.0,
         description="Below weak, the gate still lets a question through (borderline) when one of "
         "its top passages holds at least this share of the question's terms, each weighted by "
         "its IDF and its rarity inside the top document (the 'specific' signal), and its score "
-        "is within specific_reach of weak. Only with a gate model; None: off.",
+        "is within specific_reach of weak. Only with a gate model.",
     )
     specific_reach: float = Field(
         SPECIFIC_REACH,
         ge=0.0,
         le=10.0,
         description="How far below weak, in log-odds of the gate score, specific_floor can let a "
-        "question through.",
+        "question through; 0 turns that second way through off (the score alone decides).",
     )
     _explicit: frozenset[str] = PrivateAttr(default_factory=frozenset)
 

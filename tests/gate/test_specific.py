@@ -64,7 +64,8 @@ def test_the_shipped_rule_and_its_settings():
     assert (gate.specific_floor, gate.specific_reach) == (SPECIFIC_FLOOR, SPECIFIC_REACH)
     with pytest.raises(ValueError):
         GateSettings(specific_floor=1.5)
-    assert GateSettings(specific_floor=None).specific_floor is None
+    with pytest.raises(ValueError):
+        GateSettings(specific_reach=-1)
 
 
 class Recording:
@@ -81,7 +82,7 @@ class Recording:
         return Draft(f"{first.text.split('. ')[0].rstrip('.')} [{first.n}].")
 
 
-def settings_with(floor: float | None, reach: float) -> Settings:
+def settings_with(floor: float, reach: float) -> Settings:
     # weak above any score this question gets: only the specific rule can let it through
     thresholds = Thresholds(
         strong=0.99999, weak=0.9999, model=MINILM_HYBRID_GATE_MODEL, ranking="hybrid"
@@ -102,7 +103,7 @@ QUESTION = "Did atorvastatin cause muscle pain in the crossover trial?"
 
 def test_below_weak_the_rule_decides_before_any_generator_runs(demo_index: Path, minilm):
     off = Recording()
-    with Pipeline(settings_with(None, 0.0), LocalStore.open(demo_index), minilm, off) as p:
+    with Pipeline(settings_with(0.0, 0.0), LocalStore.open(demo_index), minilm, off) as p:
         refused = p.ask(QUESTION)
     assert refused.status is Status.REFUSED and refused.decided_by is Mechanism.RETRIEVAL_GATE
     assert refused.band is Band.WEAK and refused.gate.specific_floor is None
