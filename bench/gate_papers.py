@@ -55,7 +55,8 @@ def record(index: Path, data: Path) -> dict[str, Any]:
         )
         # the same signals, a gate that lets everything through: what the answer side does
         pipeline.thresholds = open_gate
-        pipeline.gate = Gate(open_gate, pipeline.store, embedder, pipeline.index_info.embedder.name)
+        name = pipeline.index_info.embedder.name
+        pipeline.gate = Gate(open_gate, pipeline.store, embedder, name, pipeline.gate.specific)
         for question in questions:
             result = pipeline.ask(question["question"])
             row = grade(question, result, refs)

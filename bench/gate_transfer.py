@@ -79,7 +79,7 @@ def rows_of(index: Path, settings: Settings, questions: list[tuple[str, set[str]
                 values = {
                     name: getattr(gate, field) or 0.0 for name, field in SIGNAL_FIELDS.items()
                 }
-                values["specific"] = gate.specific or 0.0  # not a model signal: the band's
+                values["specific"] = gate.specific  # not a model signal; None: a short document
                 rows.append((values, answerable))
     return rows
 

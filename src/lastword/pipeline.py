@@ -73,9 +73,11 @@ class Pipeline:
         self.thresholds_source: ThresholdSource = found[1]
         self.retrieve_tuning = tuning_from(settings.retrieve)
         gate = settings.gate
-        rule = (
-            SpecificRule(gate.specific_floor, gate.specific_reach) if gate.specific_reach else None
-        )
+        rule = None
+        if gate.specific_reach:
+            rule = SpecificRule(
+                gate.specific_floor, gate.specific_reach, gate.specific_min_passages
+            )
         self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name, rule)
 
     @classmethod

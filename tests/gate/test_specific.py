@@ -15,6 +15,7 @@ from lastword.result import Band, Mechanism, Status
 from lastword.settings import (
     MINILM_HYBRID_GATE_MODEL,
     SPECIFIC_FLOOR,
+    SPECIFIC_MIN_PASSAGES,
     SPECIFIC_REACH,
     GateSettings,
     Settings,
@@ -68,6 +69,25 @@ def test_the_shipped_rule_and_its_settings():
         GateSettings(specific_reach=-1)
 
 
+def test_no_specific_signal_for_a_short_top_document():
+    from lastword.gate import gate_signals
+    from lastword.result import RetrievedPassage
+
+    ranking = [
+        RetrievedPassage(
+            n=1, passage_id=1, doc_id="d", title="t", page=1, score=0.5, text="statin pain"
+        )
+    ]
+    thresholds = Thresholds(strong=0.9, weak=0.8, model=MINILM_HYBRID_GATE_MODEL)
+    args = ("statin pain", ranking, thresholds, (10, {"statin": 1}), "statin pain\n\nmuscle")
+    extra = {"maxsim": 0.5, "background": [0.1, 0.2], "lexical_docs": ["d"]}
+    assert gate_signals(*args, **extra, specific_min_passages=3).specific is None
+    assert gate_signals(*args, **extra, specific_min_passages=2).specific == 1.0
+    rule = SpecificRule(0.1, 10.0, min_passages=3)
+    assert not rule.lets_through(0.5, None, thresholds)
+    assert GateSettings().specific_min_passages == SPECIFIC_MIN_PASSAGES
+
+
 class Recording:
     """A generator that quotes the first passage and keeps the request it was given."""
 
@@ -94,6 +114,7 @@ def settings_with(floor: float, reach: float) -> Settings:
             auto=False,
             specific_floor=floor,
             specific_reach=reach,
+            specific_min_passages=1,  # the demo's documents are short
         ),
     )
 

@@ -30,14 +30,18 @@ class SpecificRule:
 
     floor: float
     reach: float
+    #: the top document's passages at least (``[gate] specific_min_passages``): else the
+    #: signal is not computed and the rule does not apply
+    min_passages: int = 1
 
     def low(self, weak: float) -> float:
         """The lowest gate score the rule lets through, for a weak threshold on the 0-1 scale."""
         w = min(max(weak, 1e-6), 1 - 1e-6)
         return 1.0 / (1.0 + math.exp(-(math.log(w / (1 - w)) - self.reach)))
 
-    def lets_through(self, score: float, held: float, thresholds: Thresholds) -> bool:
-        """A weak-band question the rule lets through (only with a gate model: its 0-1 score)."""
-        if thresholds.model is None or score >= thresholds.weak:
+    def lets_through(self, score: float, held: float | None, thresholds: Thresholds) -> bool:
+        """A weak-band question the rule lets through (only with a gate model: its 0-1 score;
+        ``held`` None: not computed, the top document is too short)."""
+        if thresholds.model is None or held is None or score >= thresholds.weak:
             return False
         return held >= self.floor and score >= self.low(thresholds.weak)

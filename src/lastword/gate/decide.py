@@ -115,13 +115,14 @@ class Gate:
             maxsim=self._maxsim(question, ranking),
             background=retrieval.background if retrieval else None,
             lexical_docs=retrieval.lexical_docs if retrieval else None,
+            specific_min_passages=self.specific.min_passages if self.specific else 1,
         )
         band = band_for(signals.score, self.thresholds) if ranking else Band.WEAK
         if (
             band is Band.WEAK
             and ranking
             and self.specific is not None
-            and self.specific.lets_through(signals.score, signals.specific or 0.0, self.thresholds)
+            and self.specific.lets_through(signals.score, signals.specific, self.thresholds)
         ):
             band = Band.BORDERLINE
             signals = signals.model_copy(update={"specific_floor": self.specific.floor})

@@ -53,9 +53,11 @@ def gate_signals(
     maxsim: float | None = None,
     background: Sequence[float] | None = None,
     lexical_docs: Sequence[str] | None = None,
+    specific_min_passages: int = 1,
 ) -> GateSignals:
     """``background``: the dense cosines at ranks 9 to 50; ``lexical_docs``: the lexical top
-    documents, best first. Each is None when retrieval did not gather it."""
+    documents, best first. Each is None when retrieval did not gather it.
+    ``specific_min_passages``: ``specific`` only when the top document has that many passages."""
     scores = [p.score for p in passages[:DEPTH]]
     top = scores[0] if scores else 0.0
     margin = top - scores[-1] if len(scores) > 1 else 0.0
@@ -64,7 +66,9 @@ def gate_signals(
     weights = {t: idf(counts, total, t) for t in question_terms}
     blocks = [terms(block) for block in top_document_text.split("\n\n")] if scores else []
     cover = coverage(question_terms, weights, set().union(*blocks)) if scores else 0.0
-    held = specific(weights, blocks, [terms(p.text) for p in passages[:DEPTH]])
+    held = None
+    if scores and len(blocks) >= specific_min_passages:
+        held = specific(weights, blocks, [terms(p.text) for p in passages[:DEPTH]])
     top_passage = f"{passages[0].title}\n{passages[0].text}" if scores else ""
     rare = rare_share(weights, rare_cut(total), terms(top_passage)) if scores else 0.0
     place = None if background is None else placed(top, background)
@@ -92,7 +96,7 @@ def gate_signals(
         placed=None if place is None else round(place, 6),
         rare=round(rare, 6),
         agreement=None if agree is None else round(agree, 6),
-        specific=round(held, 6),
+        specific=None if held is None else round(held, 6),
         score=round(score, 6),
         signal="combined" if model else "cosine",
         ranking=thresholds.ranking,
