@@ -147,3 +147,29 @@ def test_below_weak_the_rule_decides_before_any_generator_runs(demo_index: Path,
     ) as p:
         assert p.ask(QUESTION).band is Band.WEAK
     assert above.requests == []
+
+
+def test_the_cli_band_line_says_when_the_rule_let_a_question_through():
+    from lastword.cli.render import band_line
+    from lastword.result import GateSignals, Result
+
+    signals = GateSignals(
+        top_score=0.6,
+        score=0.7,
+        signal="combined",
+        coverage=0.8,
+        maxsim=0.8,
+        specific=0.72,
+        strong=0.95,
+        weak=0.866,
+    )
+    plain = Result(question="q", status=Status.RETRIEVED, band=Band.WEAK, gate=signals)
+    assert "let through" not in band_line(plain).plain
+    through = plain.model_copy(
+        update={
+            "band": Band.BORDERLINE,
+            "gate": signals.model_copy(update={"specific_floor": 0.6}),
+        }
+    )
+    line = band_line(through).plain
+    assert "below weak, let through" in line and "0.72" in line and "floor 0.60" in line
