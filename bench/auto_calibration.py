@@ -10,7 +10,9 @@ For one corpus at a time (``pubmedqa``, ``scifact``, ``papers``):
    split into a dev and a test half;
 3. printed per half: false accepts and answerable kept at the shipped weak threshold (PubMedQA
    dev), at the automatic one, and at the best one picked on the labelled dev half for the same
-   2% target (the oracle a lab with labels would have).
+   2% target (the oracle a lab with labels would have); then at the automatic one with the
+   gate's second way through below weak (``[gate] specific_floor`` / ``specific_reach``,
+   ``gate/bands.py``), as the pipeline decides.
 
 Numbers from a busy, shared 2-core machine: the times are upper bounds.
 
@@ -33,6 +35,7 @@ from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate import metrics
 from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
 from lastword.gate.auto import calibrate_index, shift_quantile
+from lastword.gate.bands import SpecificRule
 from lastword.pipeline import Pipeline
 from lastword.settings import GateSettings, Settings
 from lastword.store.local import LocalStore
@@ -157,16 +160,17 @@ def main() -> int:
             labelled = []
             for question, excluded, answerable, half in items:
                 gate = pipeline.inspect(question, exclude_doc_ids=excluded).gate
-                labelled.append((gate.score, answerable, half))
+                labelled.append((gate.score, answerable, half, gate.specific))
             saved["labelled"] = labelled
             saved["labelled_seconds"] = time.perf_counter() - started
         if args.rows:
             args.rows.write_text(json.dumps(saved))
-    shipped_weak = settings.thresholds_for("minilm").weak
+    shipped = settings.thresholds_for("minilm")
+    shipped_weak = shipped.weak
     halves = {
         half: (
-            [s for s, a, h in saved["labelled"] if a and h == half],
-            [s for s, a, h in saved["labelled"] if not a and h == half],
+            [row[0] for row in saved["labelled"] if row[1] and row[2] == half],
+            [row[0] for row in saved["labelled"] if not row[1] and row[2] == half],
         )
         for half in ("dev", "test")
     }
@@ -182,6 +186,22 @@ def main() -> int:
             (f"oracle ({args.target:.0%} on labelled dev)", oracle),
         ):
             print(f"    {name:28} weak {weak:.4f}  {rates(pos, neg, weak)}")
+        floor = settings.gate.specific_floor
+        rows = [row for row in saved["labelled"] if row[2] == half]
+        if not settings.gate.specific_reach or any(len(row) < 4 for row in rows):
+            continue  # rows kept before the specific signal was recorded
+        rule = SpecificRule(floor, settings.gate.specific_reach)
+        auto = shipped.model_copy(update={"weak": auto_row["weak"], "strong": 1.0})
+        through = [
+            (row[0] >= auto.weak or rule.lets_through(row[0], row[3], auto), row[1]) for row in rows
+        ]
+        neg = [t for t, a in through if not a]
+        pos = [t for t, a in through if a]
+        print(
+            f"    {'automatic + specific rule':28} weak {auto.weak:.4f}  FA {sum(neg):>3}/"
+            f"{len(neg):<3} {sum(neg) / len(neg):6.1%}  kept {sum(pos) / len(pos):6.1%}  "
+            f"(floor {floor}, reach {rule.reach}: down to {rule.low(auto.weak):.4f})"
+        )
     return 0
 
 

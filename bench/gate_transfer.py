@@ -41,10 +41,20 @@ from lastword.evaluate.metrics import (
     roc_auc,
     threshold_for_false_accept_rate,
 )
+from lastword.gate.bands import SpecificRule
 from lastword.gate.fit import fit_gate_model
 from lastword.gate.signals import combined_score
 from lastword.pipeline import Pipeline
-from lastword.settings import GATE_FEATURES, GateModel, Settings, Thresholds, load_settings
+from lastword.settings import (
+    GATE_FEATURES,
+    SPECIFIC_FLOOR,
+    SPECIFIC_REACH,
+    GateModel,
+    Settings,
+    Thresholds,
+    load_settings,
+    shipped_thresholds,
+)
 
 SHIPPED = ("top", "margin", "coverage", "maxsim")
 TRANSFER = ("placed", "rare", "agreement")
@@ -69,6 +79,7 @@ def rows_of(index: Path, settings: Settings, questions: list[tuple[str, set[str]
                 values = {
                     name: getattr(gate, field) or 0.0 for name, field in SIGNAL_FIELDS.items()
                 }
+                values["specific"] = gate.specific  # not a model signal; None: a short document
                 rows.append((values, answerable))
     return rows
 
@@ -195,6 +206,39 @@ def ship(sets: dict[str, list]) -> None:
         )
 
 
+def specific_rule(sets: dict[str, list], mode: str, weaks: list[float]) -> None:
+    """The shipped gate model's score with the second way through below weak (``[gate]
+    specific_floor`` / ``specific_reach``): false accepts and answerable kept per set, at the
+    shipped weak threshold and at each of ``weaks`` (a corpus's automatic one)."""
+    shipped = shipped_thresholds(mode)["minilm"]
+    if shipped.model is None or any("specific" not in s for rows in sets.values() for s, _ in rows):
+        print("specific rule: rows without the specific signal (collect them again)")
+        return
+    print(f"the shipped {mode} model, score >= weak or the specific rule:")
+    for weak in [shipped.weak, *weaks]:
+        thresholds = shipped.model_copy(update={"weak": weak, "strong": max(weak, shipped.strong)})
+        for floor, reach in [(None, 0.0), *((f, r) for f in (0.55, 0.6) for r in (1.0, 1.5, 2.0))]:
+            rule = None if floor is None else SpecificRule(floor, reach)
+            mark = " (shipped)" if (floor, reach) == (SPECIFIC_FLOOR, SPECIFIC_REACH) else ""
+            parts = []
+            for split, rows in sets.items():
+                passes = []
+                for signals, answerable in rows:
+                    score = combined_score(shipped.model, signals)
+                    through = score >= weak or (
+                        rule is not None
+                        and rule.lets_through(score, signals["specific"], thresholds)
+                    )
+                    passes.append((through, answerable))
+                neg = [t for t, a in passes if not a]
+                pos = [t for t, a in passes if a]
+                parts.append(
+                    f"{split} FA {sum(neg) / len(neg):5.1%} kept {sum(pos) / len(pos):4.0%}"
+                )
+            name = "score alone" if rule is None else f"floor {floor} reach {reach}{mark}"
+            print(f"  weak {weak:.3f} {name:28} " + " | ".join(parts), flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("dense", "hybrid"), default="dense")
@@ -206,6 +250,16 @@ def main() -> int:
         default=["pubmedqa dev", "pubmedqa test", "scifact dev"],
         help="Comma-separated sets to retrieve (rows already in --rows are kept).",
     )
+    parser.add_argument(
+        "--weak",
+        type=float,
+        action="append",
+        default=[],
+        help="Also replay the specific rule at this weak threshold (a corpus's automatic one).",
+    )
+    parser.add_argument(
+        "--specific-only", action="store_true", help="Only replay the specific rule."
+    )
     args = parser.parse_args()
     print(f"(numbers from a busy, shared 2-core machine; ranking: {args.mode})")
     sets = json.loads(args.rows.read_text()) if args.rows and args.rows.exists() else {}
@@ -216,8 +270,12 @@ def main() -> int:
         sets.update(collect(args))
         if args.rows:
             args.rows.write_text(json.dumps(sets))
+    if args.specific_only:
+        specific_rule(sets, args.mode, args.weak)
+        return 0
     if "pubmedqa dev" in sets:
         evaluate(sets)
+    specific_rule(sets, args.mode, args.weak)
     return 0
 
 

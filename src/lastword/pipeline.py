@@ -22,6 +22,7 @@ from lastword.errors import (
 )
 from lastword.gate import DEPTH, Gate, scope_refusal
 from lastword.gate.auto import ThresholdSource, thresholds_for_index
+from lastword.gate.bands import SpecificRule
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal, reword
@@ -71,7 +72,13 @@ class Pipeline:
         self.thresholds: Thresholds = found[0]
         self.thresholds_source: ThresholdSource = found[1]
         self.retrieve_tuning = tuning_from(settings.retrieve)
-        self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name)
+        gate = settings.gate
+        rule = None
+        if gate.specific_reach:
+            rule = SpecificRule(
+                gate.specific_floor, gate.specific_reach, gate.specific_min_passages
+            )
+        self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name, rule)
 
     @classmethod
     def open(
@@ -212,7 +219,7 @@ class Pipeline:
         return self._compose(base, source_kind, {})
 
     def _compose(self, base: Result, source_kind: SourceKind, timings: dict[str, float]) -> Result:
-        request = GenerationRequest(base.question, base.passages, source_kind)
+        request = GenerationRequest(base.question, base.passages, source_kind, band=base.band)
         generate_started = time.perf_counter()
         try:
             generator = self.generator

@@ -172,6 +172,16 @@ class GateSignals(Frozen):
     agreement: float | None = Field(
         None, description="1 / rank of the top document among the lexical top documents."
     )
+    specific: float | None = Field(
+        None,
+        description="Best top passage's share of the question's terms, each weighted by its IDF "
+        "and its rarity inside the top document (gate/specific.py).",
+    )
+    specific_floor: float | None = Field(
+        None,
+        description="Set when the score was below weak and the specific signal cleared this "
+        "floor ([gate] specific_floor): the band is borderline by that rule.",
+    )
     score: float = Field(
         None,  # type: ignore[assignment]  # filled from top_score below when absent
         description="The gate score the band is read from (the top score unless combined).",

@@ -303,6 +303,16 @@ MINILM_HYBRID_GATE_MODEL = GateModel(
 MINILM_HYBRID_WEAK, MINILM_HYBRID_STRONG = 0.775, 0.925
 
 
+#: the gate's second way through (``[gate] specific_floor`` / ``specific_reach``): chosen on the
+#: papers' DEV half end to end (bench/gate_papers.py) and checked on PubMedQA dev
+#: (bench/gate_transfer.py; docs/calibration.md)
+SPECIFIC_FLOOR, SPECIFIC_REACH = 0.6, 1.5
+#: a paper, not an abstract: the real papers have 19 to 283 passages each; PubMedQA's abstracts
+#: at most 9 and SciFact's at most 12, where the rule let through 4% of SciFact's unanswerable
+#: claims at its automatic threshold (docs/calibration.md)
+SPECIFIC_MIN_PASSAGES = 15
+
+
 def _default_thresholds() -> dict[str, Thresholds]:
     return {
         # Seed figures measured for Voyage-3 by the team that wrote the brief.
@@ -373,6 +383,28 @@ class GateSettings(Section):
         lt=0.5,
         description="The automatic weak threshold lets through at most this share of the "
         "synthetic questions asked without their document.",
+    )
+    specific_floor: float = Field(
+        SPECIFIC_FLOOR,
+        ge=0.0,
+        le=1.0,
+        description="Below weak, the gate still lets a question through (borderline) when one of "
+        "its top passages holds at least this share of the question's terms, each weighted by "
+        "its IDF and its rarity inside the top document (the 'specific' signal), and its score "
+        "is within specific_reach of weak. Only with a gate model.",
+    )
+    specific_reach: float = Field(
+        SPECIFIC_REACH,
+        ge=0.0,
+        le=10.0,
+        description="How far below weak, in log-odds of the gate score, specific_floor can let a "
+        "question through; 0 turns that second way through off (the score alone decides).",
+    )
+    specific_min_passages: int = Field(
+        SPECIFIC_MIN_PASSAGES,
+        ge=1,
+        description="The specific signal (and so specific_floor) only when the top document has "
+        "at least this many passages: a paper has an inside to weigh terms by, an abstract not.",
     )
     _explicit: frozenset[str] = PrivateAttr(default_factory=frozenset)
 

@@ -26,6 +26,7 @@ from lastword.gate.auto import (
     stored_calibration,
     synthetic_queries,
     thresholds_for_index,
+    usable,
 )
 from lastword.ingest import ingest_paths
 from lastword.pipeline import Pipeline
@@ -189,6 +190,26 @@ def test_a_calibration_made_with_another_tail_quantile_is_made_again(
     assert again is not None and again.quantile == shift_quantile(again.mode)
     assert again.weak == pytest.approx(current.weak, abs=1e-6)
     assert calibrate_after_ingest(settings, index, minilm) is None  # now up to date
+
+
+def test_a_calibration_made_for_another_gate_model_is_made_again(
+    calibrated: Path, minilm, tmp_path: Path
+):
+    index = tmp_path / "index"
+    shutil.copytree(calibrated, index)
+    settings = small_settings()
+    with LocalStore.open_for_write(index, minilm.info) as store:
+        current = stored_calibration(store)
+        assert current is not None and current.model is not None
+        older = json.loads(current.to_json())
+        older["model"] = {**older["model"], "intercept": older["model"]["intercept"] + 1.0}
+        older["weak"] = 0.99
+        store.write_meta(META_KEY, json.dumps(older))
+    with LocalStore.open(index) as store:
+        assert not usable(stored_calibration(store), settings, "minilm")
+    again = calibrate_after_ingest(settings, index, minilm)
+    assert again is not None and again.model == current.model
+    assert again.weak == pytest.approx(current.weak, abs=1e-6)
 
 
 def test_too_few_documents_keep_the_shipped_thresholds(demo_index: Path, minilm, tmp_path):

@@ -77,6 +77,11 @@ def band_line(result: Result) -> Text:
         line.append(f"  top score {result.top_score:.3f}")
     if gate is not None:
         line.append(f"   weak < {gate.weak:.2f} <= borderline < {gate.strong:.2f} <= strong")
+    if gate is not None and gate.specific_floor is not None:
+        line.append(
+            f"\n  below weak, let through: one passage holds {gate.specific or 0:.2f} of the "
+            f"question's specific terms (floor {gate.specific_floor:.2f})"
+        )
     return line
 
 

@@ -355,11 +355,14 @@ def calibrate_and_store(
         return None
     previous = stored_calibration(store)
     fingerprint = store.info().fingerprint
+    shipped = settings.thresholds_for(store.embedder.name)
+    model = shipped.model.model_dump() if shipped.model else None
     if (
         not force
         and previous is not None
         and previous.fingerprint == fingerprint
         and previous.mode == settings.retrieve.mode
+        and previous.model == model  # scores of another gate model place nothing for this one
         and (previous.rule != "shift" or previous.quantile == shift_quantile(previous.mode))
     ):
         return None

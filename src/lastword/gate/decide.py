@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from lastword.embed.protocol import Embedder, TokenEmbedder
 from lastword.errors import ConfigError
-from lastword.gate.bands import band_for
+from lastword.gate.bands import SpecificRule, band_for
 from lastword.gate.late_interaction import maxsim
 from lastword.gate.signals import DEPTH, gate_signals
 from lastword.result import Band, GateSignals, RetrievedPassage
@@ -41,10 +41,17 @@ class Gate:
     """The retrieval gate for one index: thresholds for its embedder, its store, its embedder."""
 
     def __init__(
-        self, thresholds: Thresholds, store: Store, embedder: Embedder, embedder_name: str
+        self,
+        thresholds: Thresholds,
+        store: Store,
+        embedder: Embedder,
+        embedder_name: str,
+        specific: SpecificRule | None = None,
     ) -> None:
         self.thresholds = thresholds
         self.store = store
+        #: the second way through below weak (``[gate] specific_floor``); None: the score alone
+        self.specific = specific
         self.token_embedder = self._token_embedder(embedder, embedder_name)
 
     @property
@@ -108,6 +115,15 @@ class Gate:
             maxsim=self._maxsim(question, ranking),
             background=retrieval.background if retrieval else None,
             lexical_docs=retrieval.lexical_docs if retrieval else None,
+            specific_min_passages=self.specific.min_passages if self.specific else 1,
         )
         band = band_for(signals.score, self.thresholds) if ranking else Band.WEAK
+        if (
+            band is Band.WEAK
+            and ranking
+            and self.specific is not None
+            and self.specific.lets_through(signals.score, signals.specific, self.thresholds)
+        ):
+            band = Band.BORDERLINE
+            signals = signals.model_copy(update={"specific_floor": self.specific.floor})
         return GateDecision(signals, band, (time.perf_counter() - started) * 1000)

@@ -14,6 +14,10 @@
   ``gate/transfer.py``). ``placed`` and ``agreement`` read more of the retrieval than its top
   passages (the dense background, the lexical top documents), given only when the model
   weighs them.
+- ``specific``: the best passage's share of the question's terms, each weighted by its IDF and
+  by how rare it is inside the top document (``gate/specific.py``): not in the logistic score;
+  below weak, the gate lets a question through when it clears ``[gate] specific_floor``
+  (``gate/bands.py``).
 
 With a ``GateModel`` for the embedder the gate score is a logistic combination of these;
 without, it is the top cosine score. Calibration: docs/calibration.md.
@@ -25,6 +29,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from lastword.gate.lexical import coverage, idf, terms
+from lastword.gate.specific import specific
 from lastword.gate.transfer import agreement, placed, rare_cut, rare_share
 from lastword.result import GateSignals, RetrievedPassage
 from lastword.settings import GateModel, Thresholds
@@ -48,16 +53,22 @@ def gate_signals(
     maxsim: float | None = None,
     background: Sequence[float] | None = None,
     lexical_docs: Sequence[str] | None = None,
+    specific_min_passages: int = 1,
 ) -> GateSignals:
     """``background``: the dense cosines at ranks 9 to 50; ``lexical_docs``: the lexical top
-    documents, best first. Each is None when retrieval did not gather it."""
+    documents, best first. Each is None when retrieval did not gather it.
+    ``specific_min_passages``: ``specific`` only when the top document has that many passages."""
     scores = [p.score for p in passages[:DEPTH]]
     top = scores[0] if scores else 0.0
     margin = top - scores[-1] if len(scores) > 1 else 0.0
     question_terms = terms(question)
     total, counts = lexicon
     weights = {t: idf(counts, total, t) for t in question_terms}
-    cover = coverage(question_terms, weights, terms(top_document_text)) if scores else 0.0
+    blocks = [terms(block) for block in top_document_text.split("\n\n")] if scores else []
+    cover = coverage(question_terms, weights, set().union(*blocks)) if scores else 0.0
+    held = None
+    if scores and len(blocks) >= specific_min_passages:
+        held = specific(weights, blocks, [terms(p.text) for p in passages[:DEPTH]])
     top_passage = f"{passages[0].title}\n{passages[0].text}" if scores else ""
     rare = rare_share(weights, rare_cut(total), terms(top_passage)) if scores else 0.0
     place = None if background is None else placed(top, background)
@@ -85,6 +96,7 @@ def gate_signals(
         placed=None if place is None else round(place, 6),
         rare=round(rare, 6),
         agreement=None if agree is None else round(agree, 6),
+        specific=None if held is None else round(held, 6),
         score=round(score, 6),
         signal="combined" if model else "cosine",
         ranking=thresholds.ranking,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from lastword.result import RetrievedPassage, Usage
+from lastword.result import Band, RetrievedPassage, Usage
 
 SourceKind = Literal["corpus", "web"]
 
@@ -23,6 +23,9 @@ class GenerationRequest:
     #: "corpus": passages from the lab's index; "web": search previews (title, snippet, URL),
     #: untrusted data whose use the answer must declare.
     source_kind: SourceKind = "corpus"
+    #: the retrieval gate's band (corpus answers; None for web passages): a generator may ask
+    #: more of its answer in the borderline band than in the strong one
+    band: Band | None = None
 
 
 @dataclass(frozen=True)

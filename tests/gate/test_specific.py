@@ -1,0 +1,175 @@
+"""The ``specific`` signal, and the gate's second way through below weak (its floor)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from lastword.gate.bands import SpecificRule
+from lastword.gate.specific import specific
+from lastword.generate.protocol import Draft, GenerationRequest
+from lastword.pipeline import Pipeline
+from lastword.result import Band, Mechanism, Status
+from lastword.settings import (
+    MINILM_HYBRID_GATE_MODEL,
+    SPECIFIC_FLOOR,
+    SPECIFIC_MIN_PASSAGES,
+    SPECIFIC_REACH,
+    GateSettings,
+    Settings,
+    Thresholds,
+)
+from lastword.store.local import LocalStore
+
+
+def test_a_term_in_every_passage_of_the_document_weighs_less_than_a_rare_one():
+    weights = {"seal": 2.0, "cortisol": 2.0}
+    # "seal" is the paper's topic (every passage), "cortisol" is in one of four
+    blocks = [{"seal", "pup"}, {"seal", "trial"}, {"seal"}, {"seal", "cortisol"}]
+    seal = 2.0 * math.log1p(5 / 5)
+    cortisol = 2.0 * math.log1p(5 / 2)
+    assert specific(weights, blocks, [{"seal"}]) == pytest.approx(seal / (seal + cortisol))
+    assert specific(weights, blocks, [{"cortisol"}]) == pytest.approx(cortisol / (seal + cortisol))
+    # the best single passage counts, not the union of passages
+    both = specific(weights, blocks, [{"seal"}, {"cortisol"}])
+    assert both == pytest.approx(cortisol / (seal + cortisol))
+    assert specific(weights, blocks, [{"seal"}, {"cortisol", "seal"}]) == pytest.approx(1.0)
+
+
+def test_specific_without_terms_or_passages_is_zero():
+    assert specific({}, [{"a"}], [{"a"}]) == 0.0
+    assert specific({"a": 1.0}, [{"a"}], []) == 0.0
+    # a term absent from the document still weighs (most): a passage without it falls short
+    assert 0 < specific({"a": 1.0, "b": 1.0}, [{"a"}], [{"a"}]) < 0.5
+
+
+def test_the_rule_lets_through_only_below_weak_within_reach_and_over_the_floor():
+    model_thresholds = Thresholds(strong=0.95, weak=0.866, model=MINILM_HYBRID_GATE_MODEL)
+    rule = SpecificRule(floor=0.55, reach=1.5)
+    low = rule.low(0.866)
+    assert low == pytest.approx(1 / (1 + math.exp(-(math.log(0.866 / 0.134) - 1.5))))
+    assert 0.59 < low < 0.6
+    assert rule.lets_through(0.7, 0.6, model_thresholds)
+    assert rule.lets_through(low + 1e-9, 0.55, model_thresholds)
+    assert not rule.lets_through(0.7, 0.5499, model_thresholds)  # under the floor
+    assert not rule.lets_through(low - 1e-6, 0.9, model_thresholds)  # beyond reach
+    assert not rule.lets_through(0.9, 0.9, model_thresholds)  # not below weak: the score decides
+    # a cosine-only gate has no 0-1 score to reach along: the rule is off
+    assert not rule.lets_through(0.5, 1.0, Thresholds(strong=0.9, weak=0.6))
+
+
+def test_the_shipped_rule_and_its_settings():
+    gate = GateSettings()
+    assert (gate.specific_floor, gate.specific_reach) == (SPECIFIC_FLOOR, SPECIFIC_REACH)
+    with pytest.raises(ValueError):
+        GateSettings(specific_floor=1.5)
+    with pytest.raises(ValueError):
+        GateSettings(specific_reach=-1)
+
+
+def test_no_specific_signal_for_a_short_top_document():
+    from lastword.gate import gate_signals
+    from lastword.result import RetrievedPassage
+
+    ranking = [
+        RetrievedPassage(
+            n=1, passage_id=1, doc_id="d", title="t", page=1, score=0.5, text="statin pain"
+        )
+    ]
+    thresholds = Thresholds(strong=0.9, weak=0.8, model=MINILM_HYBRID_GATE_MODEL)
+    args = ("statin pain", ranking, thresholds, (10, {"statin": 1}), "statin pain\n\nmuscle")
+    extra = {"maxsim": 0.5, "background": [0.1, 0.2], "lexical_docs": ["d"]}
+    assert gate_signals(*args, **extra, specific_min_passages=3).specific is None
+    assert gate_signals(*args, **extra, specific_min_passages=2).specific == 1.0
+    rule = SpecificRule(0.1, 10.0, min_passages=3)
+    assert not rule.lets_through(0.5, None, thresholds)
+    assert GateSettings().specific_min_passages == SPECIFIC_MIN_PASSAGES
+
+
+class Recording:
+    """A generator that quotes the first passage and keeps the request it was given."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.requests: list[GenerationRequest] = []
+
+    def generate(self, request: GenerationRequest) -> Draft:
+        self.requests.append(request)
+        first = request.passages[0]
+        return Draft(f"{first.text.split('. ')[0].rstrip('.')} [{first.n}].")
+
+
+def settings_with(floor: float, reach: float) -> Settings:
+    # weak above any score this question gets: only the specific rule can let it through
+    thresholds = Thresholds(
+        strong=0.99999, weak=0.9999, model=MINILM_HYBRID_GATE_MODEL, ranking="hybrid"
+    )
+    return Settings(
+        retrieve={"mode": "hybrid"},
+        gate=GateSettings(
+            thresholds={"minilm": thresholds},
+            auto=False,
+            specific_floor=floor,
+            specific_reach=reach,
+            specific_min_passages=1,  # the demo's documents are short
+        ),
+    )
+
+
+QUESTION = "Did atorvastatin cause muscle pain in the crossover trial?"
+
+
+def test_below_weak_the_rule_decides_before_any_generator_runs(demo_index: Path, minilm):
+    off = Recording()
+    with Pipeline(settings_with(0.0, 0.0), LocalStore.open(demo_index), minilm, off) as p:
+        refused = p.ask(QUESTION)
+    assert refused.status is Status.REFUSED and refused.decided_by is Mechanism.RETRIEVAL_GATE
+    assert refused.band is Band.WEAK and refused.gate.specific_floor is None
+    assert 0 < refused.gate.specific <= 1
+    assert off.requests == []  # refused before generation
+
+    # a floor under this question's specific signal, reach to any score: through, borderline
+    on = Recording()
+    floor = refused.gate.specific
+    with Pipeline(settings_with(floor, 10.0), LocalStore.open(demo_index), minilm, on) as p:
+        through = p.ask(QUESTION)
+    assert through.band is Band.BORDERLINE and through.gate.specific_floor == floor
+    assert through.gate.score == refused.gate.score < through.gate.weak
+    assert [r.band for r in on.requests] == [Band.BORDERLINE]  # the generator is told the band
+
+    # a floor just above it: refused again
+    above = Recording()
+    with Pipeline(
+        settings_with(min(1.0, floor + 1e-3), 10.0), LocalStore.open(demo_index), minilm, above
+    ) as p:
+        assert p.ask(QUESTION).band is Band.WEAK
+    assert above.requests == []
+
+
+def test_the_cli_band_line_says_when_the_rule_let_a_question_through():
+    from lastword.cli.render import band_line
+    from lastword.result import GateSignals, Result
+
+    signals = GateSignals(
+        top_score=0.6,
+        score=0.7,
+        signal="combined",
+        coverage=0.8,
+        maxsim=0.8,
+        specific=0.72,
+        strong=0.95,
+        weak=0.866,
+    )
+    plain = Result(question="q", status=Status.RETRIEVED, band=Band.WEAK, gate=signals)
+    assert "let through" not in band_line(plain).plain
+    through = plain.model_copy(
+        update={
+            "band": Band.BORDERLINE,
+            "gate": signals.model_copy(update={"specific_floor": 0.6}),
+        }
+    )
+    line = band_line(through).plain
+    assert "below weak, let through" in line and "0.72" in line and "floor 0.60" in line
