@@ -97,6 +97,12 @@ def main() -> int:
         default="",
         help="Also measure behind these weak thresholds on the gate's score (comma-separated).",
     )
+    parser.add_argument(
+        "--relevance",
+        action="store_true",
+        help="Print each question's best-sentence relevance (the floor's input) without a gate, "
+        "and how floors on it split answerable from unanswerable questions.",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.COVER_WEIGHT = args.cover_weight
@@ -174,6 +180,8 @@ def main() -> int:
                 f"best sentence states a fact {top_right}/{len(asked)}"
             )
 
+        if args.relevance:
+            relevance_report(questions, retrieved, embedder, settings, args.sentences)
         gates: list[tuple[str, float | None]] = [("gate", None), ("no gate", None)]
         gates += [(f"weak {w}", float(w)) for w in args.weak.split(",") if w]
         for label, weak in gates:
@@ -225,6 +233,48 @@ def main() -> int:
         args.cache.mkdir(parents=True, exist_ok=True)
         cache_file.write_bytes(pickle.dumps(saved))
     return 0
+
+
+def relevance_report(questions, retrieved, embedder, settings, sentences: int) -> None:
+    """Without a gate: each question's best-sentence relevance (``ExtractiveGenerator.best``),
+    answerable vs unanswerable per half, and what floors on it keep and let through. A floor
+    here is the generator's ``RELEVANCE_FLOOR``, not the gate's; answers are graded at each."""
+    generator = ExtractiveGenerator(embedder, sentences, relevance_floor=0.0)
+    rows = []
+    for q in questions:
+        result = retrieved[q["question"]]
+        request = GenerationRequest(q["question"], result.passages, "corpus")
+        best = generator.best(request) if result.passages else 0.0
+        right = False
+        if q["kind"] == "answerable" and result.passages:
+            draft = generator.generate(request)
+            checked = verify_draft(
+                draft.text, result.passages, embedder, settings.verify, question=q["question"]
+            )
+            right = checked.supported and all(fact_matches(q["facts"], checked.answer))
+        half = "DEV" if id_number(q) % 2 else "TEST"
+        rows.append((q["id"], half, q["kind"], best, right, result.band.value))
+    print("best-sentence relevance, no gate (id half kind relevance right-at-floor-0 band):")
+    for qid, half, kind, best, right, band in sorted(rows, key=lambda r: (r[1], r[2], -r[3])):
+        mark = ("right" if right else "wrong") if kind == "answerable" else "-"
+        print(f"  {qid} {half:<4} {kind:<12} {best:.3f} {mark:<5} gate band {band}")
+    for name in ("DEV", "TEST"):
+        mine = [r for r in rows if r[1] == name]
+        ans = np.array([r[3] for r in mine if r[2] == "answerable"])
+        right = np.array([r[3] for r in mine if r[2] == "answerable" and r[4]])
+        una = np.array([r[3] for r in mine if r[2] == "unanswerable"])
+        print(
+            f"{name:<4} relevance AUC answerable vs unanswerable {roc_auc(ans, una):.3f}, "
+            f"answered right vs unanswerable {roc_auc(right, una):.3f}; median answerable "
+            f"{np.median(ans):.3f}, right {np.median(right):.3f}, unanswerable {np.median(una):.3f}"
+        )
+        for floor in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+            kept, kept_right = int((ans >= floor).sum()), int((right >= floor).sum())
+            print(
+                f"{name:<4} floor {floor:.2f}: answerable at or above {kept:>2}/{len(ans)} "
+                f"(right at floor 0: {kept_right:>2}/{len(right)}), "
+                f"unanswerable at or above {int((una >= floor).sum()):>2}/{len(una)}"
+            )
 
 
 if __name__ == "__main__":

@@ -196,12 +196,17 @@ class ExtractiveGenerator:
     def name(self) -> str:
         return "extractive"
 
-    def generate(self, request: GenerationRequest) -> Draft:
-        declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
+    def best(self, request: GenerationRequest) -> float:
+        """The relevance of the sentence (or neighbour pair) the answer would open with, floor
+        aside: 0.0 when no candidate states the kind of thing asked. What the generator's floor
+        compares, exposed for measuring it (``bench/answer_scorer.py --relevance``)."""
+        ranked = self._rank(request)
+        return 0.0 if ranked is None else ranked.best
+
+    def _rank(self, request: GenerationRequest) -> _Ranked | None:
         candidates = candidates_of(request)
         if not candidates:
-            return declined
-
+            return None
         # Scoring needs no model: only the few sentences that may be quoted are embedded, for
         # the redundancy check between them.
         profile = QuestionProfile.of(request.question)
@@ -223,14 +228,30 @@ class ExtractiveGenerator:
             only=range(count, len(scored)),
         )
         relevance = np.concatenate([single, joined])
+        eligible = list(range(len(scored)))
+        if profile.wants_number:
+            # The asked specific is a quantity: a sentence without one does not state it.
+            eligible = [i for i in eligible if states_new_number(scored[i], profile)]
+        return _Ranked(candidates, pairs, profile, coverage, relevance, eligible)
+
+    def generate(self, request: GenerationRequest) -> Draft:
+        declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
+        ranked = self._rank(request)
+        if ranked is None:
+            return declined
+        candidates, pairs, profile, coverage = (
+            ranked.candidates,
+            ranked.pairs,
+            ranked.profile,
+            ranked.coverage,
+        )
+        relevance = ranked.relevance
+        count = len(candidates)
 
         def members(i: int) -> list[int]:
             return [i] if i < count else list(pairs[i - count].members)
 
-        eligible = [i for i in range(len(scored)) if relevance[i] >= self._floor]
-        if profile.wants_number:
-            # The asked specific is a quantity: a sentence without one does not state it.
-            eligible = [i for i in eligible if states_new_number(scored[i], profile)]
+        eligible = [i for i in ranked.eligible if relevance[i] >= self._floor]
         if not eligible:
             return declined
         first = max(eligible, key=lambda i: relevance[i])
@@ -299,6 +320,23 @@ class ExtractiveGenerator:
         lines = [cite_each(candidates[i].text, candidates[i].n) for i in ordered]
         used = tuple(sorted({candidates[i].n for i in chosen}))
         return Draft(text=" ".join(lines), declared=used if request.source_kind == "web" else None)
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """Every candidate scored: the sentences, then the neighbour pairs (``pairs[i - count]``)."""
+
+    candidates: list[Candidate]
+    pairs: list[Pair]
+    profile: QuestionProfile
+    coverage: Coverage
+    relevance: np.ndarray
+    #: the indices that state the kind of thing asked (floor aside)
+    eligible: list[int]
+
+    @property
+    def best(self) -> float:
+        return max((float(self.relevance[i]) for i in self.eligible), default=0.0)
 
 
 def _same_run(candidates: list[Candidate], i: int, j: int) -> bool:
