@@ -103,9 +103,16 @@ def main() -> int:
         help="Print each question's best-sentence relevance (the floor's input) without a gate, "
         "and how floors on it split answerable from unanswerable questions.",
     )
+    parser.add_argument(
+        "--pair-anaphor",
+        type=int,
+        default=int(extractive.PAIR_ANAPHOR),
+        help="1: no pair whose later (subject) sentence refers back to the specific one.",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.COVER_WEIGHT = args.cover_weight
+    extractive.PAIR_ANAPHOR = bool(args.pair_anaphor)
     extractive.SPECIFIC_WEIGHT = args.specific_weight
     extractive.MAX_REDUNDANCY = args.max_redundancy
     floors = [float(f) for f in args.floors.split(",")]

@@ -21,6 +21,8 @@ resulted in 70% more grain yield than the nontreated."), so two neighbouring sen
 passage are also scored as one (``neighbour_pairs``) when each adds to the other: one states
 question terms the other lacks (at least ``PAIR_MIN_SUBJECT`` of the question), the other a
 number or name of the kind asked; a pair that wins is quoted as its two sentences, each cited.
+A later sentence that opens by referring back ("These results were in agreement with ...")
+comments on the finding before it rather than setting it, and makes no pair.
 A question often asks for two or three things ("how many patients, and how were they split
 between the hospitals"), so up to two more sentences follow, each one that adds something asked:
 a number or name of the kind asked that the answer does not hold yet (a count for how many, a
@@ -93,6 +95,9 @@ PAIRS = True
 #: DEV among 0 / 0.02 / 0.05 / 0.1 / 0.2 (no gate: 10 / 10 / 10 / 9 / 8 DEV correct, the same
 #: false accepts)
 PAIR_MIN_SUBJECT = 0.05
+#: a subject neighbour that follows the specific one and opens by referring back to it
+#: ("These results were in agreement with ...") comments on it: no pair
+PAIR_ANAPHOR = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -339,6 +344,16 @@ class _Ranked:
         return max((float(self.relevance[i]) for i in self.eligible), default=0.0)
 
 
+_REFERS_BACK = re.compile(
+    r"^\s*(these|this|those|such|they|it|both|the\s+(latter|former|same))\b", re.I
+)
+
+
+def refers_back(candidate: Candidate) -> bool:
+    """The sentence opens by pointing at what came before ("These results ...", "They ...")."""
+    return bool(_REFERS_BACK.match(candidate.text))
+
+
 def _same_run(candidates: list[Candidate], i: int, j: int) -> bool:
     """Two chosen sentences of one passage at most two apart read best in the passage's order."""
     a, b = candidates[i], candidates[j]
@@ -388,6 +403,8 @@ def neighbour_pairs(
                 continue  # the subject sentence states numbers of its own: two facts, not one
             if reports_method(candidates[j]) or reports_method(c):
                 continue  # what was done or aimed at is not the setting of a finding
+            if PAIR_ANAPHOR and step == 1 and refers_back(candidates[j]):
+                continue  # "These results were in agreement ...": a comment on it, not its setting
             first, second = sorted((i, j), key=lambda k: candidates[k].position)
             if (first, second) in seen:
                 continue
