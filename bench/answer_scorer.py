@@ -109,6 +109,13 @@ def main() -> int:
         default=int(extractive.PAIR_ANAPHOR),
         help="1: no pair whose later (subject) sentence refers back to the specific one.",
     )
+    parser.add_argument(
+        "--weak-band-floors",
+        default=str(extractive.WEAK_BAND_FLOOR),
+        help="Also measure a band-aware floor: the gate refuses nothing, and a question in its "
+        "weak band is answered only over this floor (comma-separated); --floors applies to the "
+        "others.",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.COVER_WEIGHT = args.cover_weight
@@ -191,8 +198,16 @@ def main() -> int:
             relevance_report(questions, retrieved, embedder, settings, args.sentences)
         gates: list[tuple[str, float | None]] = [("gate", None), ("no gate", None)]
         gates += [(f"weak {w}", float(w)) for w in args.weak.split(",") if w]
+        gates += [(f"weak>={w}", -float(w)) for w in args.weak_band_floors.split(",") if w]
         for label, weak in gates:
             gate = label != "no gate"
+            # a negative "weak" is a band-aware floor: weak-band questions answered over it
+            band_floor = -weak if weak is not None and weak < 0 else None
+            if band_floor is not None:
+                weak = None
+                strict = ExtractiveGenerator(
+                    embedder, args.sentences, band_floor, follow_floor=args.follow_floor
+                )
             for floor in floors:
                 generator = ExtractiveGenerator(
                     embedder, args.sentences, relevance_floor=floor, follow_floor=args.follow_floor
@@ -205,10 +220,11 @@ def main() -> int:
                     if weak is not None:
                         refused = result.gate is None or result.gate.score < weak
                     else:
-                        refused = gate and result.band is Band.WEAK
+                        refused = gate and result.band is Band.WEAK and band_floor is None
                     if result.passages and not refused:
                         request = GenerationRequest(q["question"], result.passages, "corpus")
-                        draft = generator.generate(request)
+                        weak_band = band_floor is not None and result.band is Band.WEAK
+                        draft = (strict if weak_band else generator).generate(request)
                         checked = verify_draft(
                             draft.text,
                             result.passages,
