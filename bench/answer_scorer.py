@@ -18,8 +18,15 @@ unanswerable questions are all negative). Then:
    thresholds on the gate's score (how the automatic rule was re-tuned, docs/calibration.md).
    ``--follow-floor``, ``--cover-weight``, ``--specific-weight`` and ``--max-redundancy`` try
    the generator's follower settings (``generate/extractive.py``).
+   ``--weak-band-floors 0.45,0.8`` adds rows for a band-aware floor: no question is refused by
+   the gate, and one in its weak band is answered only when the generator's relevance reaches
+   the floor (``WEAK_BAND_FLOOR``; PubMedQA's side: ``bench/weak_band_floor.py``).
+4. ``--relevance``: each question's best-sentence relevance without a gate
+   (``ExtractiveGenerator.best``, what the floor compares), answerable vs unanswerable per half
+   (AUC, medians) and what floors on it keep and let through.
 
-    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.12,0.15] [--weak 0.76,0.86] [-v]
+    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.12,0.15] [--weak 0.76,0.86]
+        [--weak-band-floors 0.8] [--relevance] [-v]
 
 Retrieval and embeddings are cached in ``--cache`` (keyed by the index's fingerprint), so a
 re-run after changing the features takes seconds. Numbers are from whatever machine runs it.
