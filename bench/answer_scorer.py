@@ -224,14 +224,19 @@ def main() -> int:
                     result = retrieved[q["question"]]
                     counts = tally["DEV" if id_number(q) % 2 else "TEST"]
                     answer = None
+                    weak_band = False
                     if weak is not None:
                         refused = result.gate is None or result.gate.score < weak
+                    elif band_floor is not None:
+                        # weak band: only a question asking a specific may be answered
+                        weak_band = result.band is Band.WEAK
+                        refused = weak_band and not QuestionProfile.of(q["question"]).asks_specific
                     else:
-                        refused = gate and result.band is Band.WEAK and band_floor is None
+                        refused = gate and result.band is Band.WEAK
                     if result.passages and not refused:
                         request = GenerationRequest(q["question"], result.passages, "corpus")
-                        weak_band = band_floor is not None and result.band is Band.WEAK
-                        draft = (strict if weak_band else generator).generate(request)
+                        use = strict if band_floor is not None and weak_band else generator
+                        draft = use.generate(request)
                         checked = verify_draft(
                             draft.text,
                             result.passages,
