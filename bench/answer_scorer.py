@@ -213,7 +213,11 @@ def main() -> int:
             if band_floor is not None:
                 weak = None
                 strict = ExtractiveGenerator(
-                    embedder, args.sentences, band_floor, follow_floor=args.follow_floor
+                    embedder,
+                    args.sentences,
+                    band_floor,
+                    follow_floor=args.follow_floor,
+                    specific_only=True,
                 )
             for floor in floors:
                 generator = ExtractiveGenerator(
@@ -228,9 +232,9 @@ def main() -> int:
                     if weak is not None:
                         refused = result.gate is None or result.gate.score < weak
                     elif band_floor is not None:
-                        # weak band: only a question asking a specific may be answered
+                        # weak band: the strict generator (a specific asked, over the floor)
                         weak_band = result.band is Band.WEAK
-                        refused = weak_band and not QuestionProfile.of(q["question"]).asks_specific
+                        refused = False
                     else:
                         refused = gate and result.band is Band.WEAK
                     if result.passages and not refused:

@@ -200,11 +200,22 @@ class ExtractiveGenerator:
         sentences: int = 3,
         relevance_floor: float = RELEVANCE_FLOOR,
         follow_floor: float = FOLLOW_FLOOR,
+        specific_only: bool = False,
     ) -> None:
+        """``specific_only``: decline every question that asks no specific (a number, a name, a
+        place), as for the gate's weak band (``weak_band``)."""
         self._embedder = embedder
         self._sentences = sentences
         self._floor = relevance_floor
         self._follow_floor = follow_floor
+        self._specific_only = specific_only
+
+    @classmethod
+    def weak_band(cls, embedder: Embedder, sentences: int = 3) -> ExtractiveGenerator:
+        """The generator for a question the gate puts in its weak band, were the pipeline to
+        let it through instead of refusing: only a question asking a specific, over
+        ``WEAK_BAND_FLOOR``."""
+        return cls(embedder, sentences, relevance_floor=WEAK_BAND_FLOOR, specific_only=True)
 
     @property
     def name(self) -> str:
@@ -220,6 +231,8 @@ class ExtractiveGenerator:
     def _rank(self, request: GenerationRequest) -> _Ranked | None:
         candidates = candidates_of(request)
         if not candidates:
+            return None
+        if self._specific_only and not QuestionProfile.of(request.question).asks_specific:
             return None
         # Scoring needs no model: only the few sentences that may be quoted are embedded, for
         # the redundancy check between them.
