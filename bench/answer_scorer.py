@@ -18,8 +18,15 @@ unanswerable questions are all negative). Then:
    thresholds on the gate's score (how the automatic rule was re-tuned, docs/calibration.md).
    ``--follow-floor``, ``--cover-weight``, ``--specific-weight`` and ``--max-redundancy`` try
    the generator's follower settings (``generate/extractive.py``).
+   ``--weak-band-floors 0.45,0.8`` adds rows for a band-aware floor: no question is refused by
+   the gate, and one in its weak band is answered only when the generator's relevance reaches
+   the floor (``WEAK_BAND_FLOOR``; PubMedQA's side: ``bench/weak_band_floor.py``).
+4. ``--relevance``: each question's best-sentence relevance without a gate
+   (``ExtractiveGenerator.best``, what the floor compares), answerable vs unanswerable per half
+   (AUC, medians) and what floors on it keep and let through.
 
-    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.12,0.15] [--weak 0.76,0.86] [-v]
+    python bench/answer_scorer.py --index DIR [--fit] [--floors 0.12,0.15] [--weak 0.76,0.86]
+        [--weak-band-floors 0.8] [--relevance] [-v]
 
 Retrieval and embeddings are cached in ``--cache`` (keyed by the index's fingerprint), so a
 re-run after changing the features takes seconds. Numbers are from whatever machine runs it.
@@ -97,9 +104,29 @@ def main() -> int:
         default="",
         help="Also measure behind these weak thresholds on the gate's score (comma-separated).",
     )
+    parser.add_argument(
+        "--relevance",
+        action="store_true",
+        help="Print each question's best-sentence relevance (the floor's input) without a gate, "
+        "and how floors on it split answerable from unanswerable questions.",
+    )
+    parser.add_argument(
+        "--pair-anaphor",
+        type=int,
+        default=int(extractive.PAIR_ANAPHOR),
+        help="1: no pair whose later (subject) sentence refers back to the specific one.",
+    )
+    parser.add_argument(
+        "--weak-band-floors",
+        default=str(extractive.WEAK_BAND_FLOOR),
+        help="Also measure a band-aware floor: the gate refuses nothing, and a question in its "
+        "weak band is answered only over this floor (comma-separated); --floors applies to the "
+        "others.",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     extractive.COVER_WEIGHT = args.cover_weight
+    extractive.PAIR_ANAPHOR = bool(args.pair_anaphor)
     extractive.SPECIFIC_WEIGHT = args.specific_weight
     extractive.MAX_REDUNDANCY = args.max_redundancy
     floors = [float(f) for f in args.floors.split(",")]
@@ -174,10 +201,24 @@ def main() -> int:
                 f"best sentence states a fact {top_right}/{len(asked)}"
             )
 
+        if args.relevance:
+            relevance_report(questions, retrieved, embedder, settings, args.sentences)
         gates: list[tuple[str, float | None]] = [("gate", None), ("no gate", None)]
         gates += [(f"weak {w}", float(w)) for w in args.weak.split(",") if w]
+        gates += [(f"weak>={w}", -float(w)) for w in args.weak_band_floors.split(",") if w]
         for label, weak in gates:
             gate = label != "no gate"
+            # a negative "weak" is a band-aware floor: weak-band questions answered over it
+            band_floor = -weak if weak is not None and weak < 0 else None
+            if band_floor is not None:
+                weak = None
+                strict = ExtractiveGenerator(
+                    embedder,
+                    args.sentences,
+                    band_floor,
+                    follow_floor=args.follow_floor,
+                    specific_only=True,
+                )
             for floor in floors:
                 generator = ExtractiveGenerator(
                     embedder, args.sentences, relevance_floor=floor, follow_floor=args.follow_floor
@@ -187,13 +228,19 @@ def main() -> int:
                     result = retrieved[q["question"]]
                     counts = tally["DEV" if id_number(q) % 2 else "TEST"]
                     answer = None
+                    weak_band = False
                     if weak is not None:
                         refused = result.gate is None or result.gate.score < weak
+                    elif band_floor is not None:
+                        # weak band: the strict generator (a specific asked, over the floor)
+                        weak_band = result.band is Band.WEAK
+                        refused = False
                     else:
                         refused = gate and result.band is Band.WEAK
                     if result.passages and not refused:
                         request = GenerationRequest(q["question"], result.passages, "corpus")
-                        draft = generator.generate(request)
+                        use = strict if band_floor is not None and weak_band else generator
+                        draft = use.generate(request)
                         checked = verify_draft(
                             draft.text,
                             result.passages,
@@ -225,6 +272,48 @@ def main() -> int:
         args.cache.mkdir(parents=True, exist_ok=True)
         cache_file.write_bytes(pickle.dumps(saved))
     return 0
+
+
+def relevance_report(questions, retrieved, embedder, settings, sentences: int) -> None:
+    """Without a gate: each question's best-sentence relevance (``ExtractiveGenerator.best``),
+    answerable vs unanswerable per half, and what floors on it keep and let through. A floor
+    here is the generator's ``RELEVANCE_FLOOR``, not the gate's; answers are graded at each."""
+    generator = ExtractiveGenerator(embedder, sentences, relevance_floor=0.0)
+    rows = []
+    for q in questions:
+        result = retrieved[q["question"]]
+        request = GenerationRequest(q["question"], result.passages, "corpus")
+        best = generator.best(request) if result.passages else 0.0
+        right = False
+        if q["kind"] == "answerable" and result.passages:
+            draft = generator.generate(request)
+            checked = verify_draft(
+                draft.text, result.passages, embedder, settings.verify, question=q["question"]
+            )
+            right = checked.supported and all(fact_matches(q["facts"], checked.answer))
+        half = "DEV" if id_number(q) % 2 else "TEST"
+        rows.append((q["id"], half, q["kind"], best, right, result.band.value))
+    print("best-sentence relevance, no gate (id half kind relevance right-at-floor-0 band):")
+    for qid, half, kind, best, right, band in sorted(rows, key=lambda r: (r[1], r[2], -r[3])):
+        mark = ("right" if right else "wrong") if kind == "answerable" else "-"
+        print(f"  {qid} {half:<4} {kind:<12} {best:.3f} {mark:<5} gate band {band}")
+    for name in ("DEV", "TEST"):
+        mine = [r for r in rows if r[1] == name]
+        ans = np.array([r[3] for r in mine if r[2] == "answerable"])
+        right = np.array([r[3] for r in mine if r[2] == "answerable" and r[4]])
+        una = np.array([r[3] for r in mine if r[2] == "unanswerable"])
+        print(
+            f"{name:<4} relevance AUC answerable vs unanswerable {roc_auc(ans, una):.3f}, "
+            f"answered right vs unanswerable {roc_auc(right, una):.3f}; median answerable "
+            f"{np.median(ans):.3f}, right {np.median(right):.3f}, unanswerable {np.median(una):.3f}"
+        )
+        for floor in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+            kept, kept_right = int((ans >= floor).sum()), int((right >= floor).sum())
+            print(
+                f"{name:<4} floor {floor:.2f}: answerable at or above {kept:>2}/{len(ans)} "
+                f"(right at floor 0: {kept_right:>2}/{len(right)}), "
+                f"unanswerable at or above {int((una >= floor).sum()):>2}/{len(una)}"
+            )
 
 
 if __name__ == "__main__":

@@ -186,3 +186,21 @@ def test_a_compound_led_by_a_number_stands_for_its_rest() -> None:
         n=1, text="A total of 280-day-old broiler chicks were used.", passage_score=0.5
     )
     assert {"day-ol", "chicks"} <= Coverage.of(profile, [chicks]).matched[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "specific"),
+    [
+        ("How many day-old chicks were used in the feeding trial?", True),
+        ("Which licensed drugs served as drug controls?", True),
+        ("Where was the H9N2 isolate obtained?", True),
+        ("What was the maximum non-toxic concentration of the leaf extracts?", True),
+        ("Do mitochondria play a role in remodelling lace plant leaves?", False),
+        ("Did foliar phosphite change the protein content of wheat grain?", False),
+        ("Why was the wheat cultivar replaced in the second season?", False),
+    ],
+)
+def test_a_question_asks_a_specific_or_not(question: str, specific: bool) -> None:
+    """The answer model was fitted on questions asking a number, a name or a place; a yes/no or
+    why question asks none (the weak-band floor lets only the former through)."""
+    assert QuestionProfile.of(question).asks_specific is specific

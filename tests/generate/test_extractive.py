@@ -234,3 +234,37 @@ def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value() -> 
     ]
     p = answer_probability(candidate_features(QuestionProfile.of(question), candidates))
     assert p[0] > p[1] and p[0] > p[2], p
+
+
+def test_best_is_the_relevance_the_floor_compares(generator, paper, minilm) -> None:
+    """``best`` reports the opening sentence's relevance, floor aside: high where a sentence
+    states the asked setting, 0.0 where no sentence states a number for a number question, and
+    the generator answers exactly when it clears the floor."""
+    asked = GenerationRequest("At what day/night temperatures were the wheat plants grown?", paper)
+    best = generator.best(asked)
+    assert best >= generator._floor
+    assert generator.generate(asked).text != UNANSWERABLE
+    no_number = GenerationRequest(
+        "How many plants were sampled per pot for root weight?",
+        (passage(1, "Roots were washed and weighed after harvest in the cold room."),),
+    )
+    assert generator.best(no_number) == 0.0
+    strict = ExtractiveGenerator(minilm, relevance_floor=min(best + 0.01, 1.0))
+    assert strict.best(asked) == pytest.approx(best)
+    assert strict.generate(asked).text == UNANSWERABLE
+
+
+def test_the_weak_band_generator_answers_only_a_specific_over_its_floor(minilm, paper) -> None:
+    """For a question the gate would refuse: a question asking a specific is answered when its
+    opening sentence clears ``WEAK_BAND_FLOOR``; a yes/no question never is, however on-topic
+    the passages (any sentence on its topic scores as if it answered)."""
+    from lastword.generate.extractive import WEAK_BAND_FLOOR
+
+    strict = ExtractiveGenerator.weak_band(minilm)
+    asked = GenerationRequest("At what day/night temperatures were the wheat plants grown?", paper)
+    assert ExtractiveGenerator(minilm).best(asked) >= WEAK_BAND_FLOOR
+    assert "24/18 °C" in strict.generate(asked).text
+    yes_no = GenerationRequest("Did heat stress reduce grain weight per spike in wheat?", paper)
+    assert ExtractiveGenerator(minilm).generate(yes_no).text != UNANSWERABLE
+    assert strict.best(yes_no) == 0.0
+    assert strict.generate(yes_no).text == UNANSWERABLE

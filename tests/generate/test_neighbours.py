@@ -257,3 +257,24 @@ def test_a_sentence_states_a_superlative_only_of_what_is_asked() -> None:
     assert not states_superlative(said, -1, asked)
     assert not states_superlative("It is one of the most widely grown trees.", 1, asked)
     assert not states_superlative("The highest rainfall fell in June of that year.", 1, asked)
+
+
+def test_a_later_sentence_that_refers_back_is_a_comment_not_the_setting() -> None:
+    """ "These results were in agreement with the maize grains" names the question's subject
+    after the number, but it comments on the finding before it: that is no pair. The same
+    subject written before the number still pairs."""
+    question = "In the maize grain experiment, how much zearalenone did the untreated control hold?"
+    profile = QuestionProfile.of(question)
+    comment = (
+        "The expression of PKS4 fell by 62% in the treated culture flasks. These results were "
+        "in agreement with the artificially contaminated maize grain experiment as well."
+    )
+    setting = (
+        "In the artificially contaminated maize grain experiment, the toxin fell as the dose rose. "
+        "The untreated control held 6.07 μg/g of zearalenone."
+    )
+    after = candidates_of(GenerationRequest(question, [passage(1, comment)], "corpus"))
+    assert neighbour_pairs(profile, after, Coverage.of(profile, after)) == []
+    before = candidates_of(GenerationRequest(question, [passage(1, setting)], "corpus"))
+    pairs = neighbour_pairs(profile, before, Coverage.of(profile, before))
+    assert [p.members for p in pairs] == [(0, 1)]

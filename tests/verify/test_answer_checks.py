@@ -131,6 +131,16 @@ def test_a_draft_without_markers_is_refused_for_that_reason(check) -> None:
         ("X reduced Y in mice.", "X reduced Y in mice by 40%.", False),
         ("Survival improved with X.", "X reduced mortality.", False),
         ("X did not increase Y in mice.", "X decreased Y in mice.", False),
+        # a source left as one "sentence" by the passage splitter ("K. The" is no abbreviation):
+        # the quote is compared with its own piece, not with the neighbour's "not"
+        (
+            "It is composed of 3% N, 8.7% P, and 5.8% K [1].",
+            "It is composed of 3% N, 8.7% P, and 5.8% K. Phosphite formulations have been used "
+            "in many horticultural crops; however, they have not been tested in cereals.",
+            False,
+        ),
+        # a verbatim part of one sentence that drops its negation still flips it
+        ("X reduced Y in mice.", "It is not true that X reduced Y in mice.", True),
     ],
 )
 def test_direction_and_polarity(sentence: str, source: str, flipped: bool) -> None:

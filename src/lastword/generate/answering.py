@@ -160,6 +160,13 @@ class QuestionProfile:
             superlative=superlative_of(question),
         )
 
+    @property
+    def asks_specific(self) -> bool:
+        """The question asks for a number, a name or a place: what ``ANSWER_MODEL`` was fitted
+        on. A yes/no or why question has no specific, and any sentence on its topic scores as
+        if it answered."""
+        return self.wants_number or self.wants_name or self.wants_place
+
     def question_values(self) -> frozenset[str]:
         """The numbers the question itself writes (values, and spelled counts)."""
         return self._question_values

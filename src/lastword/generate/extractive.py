@@ -21,6 +21,8 @@ resulted in 70% more grain yield than the nontreated."), so two neighbouring sen
 passage are also scored as one (``neighbour_pairs``) when each adds to the other: one states
 question terms the other lacks (at least ``PAIR_MIN_SUBJECT`` of the question), the other a
 number or name of the kind asked; a pair that wins is quoted as its two sentences, each cited.
+A later sentence that opens by referring back ("These results were in agreement with ...")
+comments on the finding before it rather than setting it, and makes no pair.
 A question often asks for two or three things ("how many patients, and how were they split
 between the hospitals"), so up to two more sentences follow, each one that adds something asked:
 a number or name of the kind asked that the answer does not hold yet (a count for how many, a
@@ -72,6 +74,15 @@ RELEVANCE_WEIGHT = 0.7
 #: all three answer as many DEV questions right with as few false accepts; without a gate 0.12
 #: and 0.10 let one and three more DEV false accepts through than 0.15
 RELEVANCE_FLOOR = 0.15
+#: the floor for a question the gate puts in its weak band, were it let through to the
+#: generator (the seam with the gate; the pipeline refuses those today): answered only when the
+#: question asks a specific (``QuestionProfile.asks_specific``: a number, a name, a place) and
+#: the opening sentence's relevance (``best``) reaches this. Measured, not wired. On the papers
+#: (``bench/answer_scorer.py --weak-band-floors``, hybrid) 0.45 / 0.7 / 0.8 answer 29 / 24 / 23
+#: of 50 right (DEV 17 / 13 / 13), 1/27 false accepts each, against 20/50 behind the gate. On
+#: PubMedQA (``bench/weak_band_floor.py``; its questions are yes/no) they add 1 / 0 / 0 false
+#: accepts of 500 traps; without the specific rule 12 / 5 / 2. 0.45 is the DEV choice.
+WEAK_BAND_FLOOR = 0.45
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
@@ -93,6 +104,9 @@ PAIRS = True
 #: DEV among 0 / 0.02 / 0.05 / 0.1 / 0.2 (no gate: 10 / 10 / 10 / 9 / 8 DEV correct, the same
 #: false accepts)
 PAIR_MIN_SUBJECT = 0.05
+#: a subject neighbour that follows the specific one and opens by referring back to it
+#: ("These results were in agreement with ...") comments on it: no pair
+PAIR_ANAPHOR = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -186,22 +200,40 @@ class ExtractiveGenerator:
         sentences: int = 3,
         relevance_floor: float = RELEVANCE_FLOOR,
         follow_floor: float = FOLLOW_FLOOR,
+        specific_only: bool = False,
     ) -> None:
+        """``specific_only``: decline every question that asks no specific (a number, a name, a
+        place), as for the gate's weak band (``weak_band``)."""
         self._embedder = embedder
         self._sentences = sentences
         self._floor = relevance_floor
         self._follow_floor = follow_floor
+        self._specific_only = specific_only
+
+    @classmethod
+    def weak_band(cls, embedder: Embedder, sentences: int = 3) -> ExtractiveGenerator:
+        """The generator for a question the gate puts in its weak band, were the pipeline to
+        let it through instead of refusing: only a question asking a specific, over
+        ``WEAK_BAND_FLOOR``."""
+        return cls(embedder, sentences, relevance_floor=WEAK_BAND_FLOOR, specific_only=True)
 
     @property
     def name(self) -> str:
         return "extractive"
 
-    def generate(self, request: GenerationRequest) -> Draft:
-        declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
+    def best(self, request: GenerationRequest) -> float:
+        """The relevance of the sentence (or neighbour pair) the answer would open with, floor
+        aside: 0.0 when no candidate states the kind of thing asked. What the generator's floor
+        compares, exposed for measuring it (``bench/answer_scorer.py --relevance``)."""
+        ranked = self._rank(request)
+        return 0.0 if ranked is None else ranked.best
+
+    def _rank(self, request: GenerationRequest) -> _Ranked | None:
         candidates = candidates_of(request)
         if not candidates:
-            return declined
-
+            return None
+        if self._specific_only and not QuestionProfile.of(request.question).asks_specific:
+            return None
         # Scoring needs no model: only the few sentences that may be quoted are embedded, for
         # the redundancy check between them.
         profile = QuestionProfile.of(request.question)
@@ -223,14 +255,30 @@ class ExtractiveGenerator:
             only=range(count, len(scored)),
         )
         relevance = np.concatenate([single, joined])
+        eligible = list(range(len(scored)))
+        if profile.wants_number:
+            # The asked specific is a quantity: a sentence without one does not state it.
+            eligible = [i for i in eligible if states_new_number(scored[i], profile)]
+        return _Ranked(candidates, pairs, profile, coverage, relevance, eligible)
+
+    def generate(self, request: GenerationRequest) -> Draft:
+        declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
+        ranked = self._rank(request)
+        if ranked is None:
+            return declined
+        candidates, pairs, profile, coverage = (
+            ranked.candidates,
+            ranked.pairs,
+            ranked.profile,
+            ranked.coverage,
+        )
+        relevance = ranked.relevance
+        count = len(candidates)
 
         def members(i: int) -> list[int]:
             return [i] if i < count else list(pairs[i - count].members)
 
-        eligible = [i for i in range(len(scored)) if relevance[i] >= self._floor]
-        if profile.wants_number:
-            # The asked specific is a quantity: a sentence without one does not state it.
-            eligible = [i for i in eligible if states_new_number(scored[i], profile)]
+        eligible = [i for i in ranked.eligible if relevance[i] >= self._floor]
         if not eligible:
             return declined
         first = max(eligible, key=lambda i: relevance[i])
@@ -301,6 +349,33 @@ class ExtractiveGenerator:
         return Draft(text=" ".join(lines), declared=used if request.source_kind == "web" else None)
 
 
+@dataclass(frozen=True)
+class _Ranked:
+    """Every candidate scored: the sentences, then the neighbour pairs (``pairs[i - count]``)."""
+
+    candidates: list[Candidate]
+    pairs: list[Pair]
+    profile: QuestionProfile
+    coverage: Coverage
+    relevance: np.ndarray
+    #: the indices that state the kind of thing asked (floor aside)
+    eligible: list[int]
+
+    @property
+    def best(self) -> float:
+        return max((float(self.relevance[i]) for i in self.eligible), default=0.0)
+
+
+_REFERS_BACK = re.compile(
+    r"^\s*(these|this|those|such|they|it|both|the\s+(latter|former|same))\b", re.I
+)
+
+
+def refers_back(candidate: Candidate) -> bool:
+    """The sentence opens by pointing at what came before ("These results ...", "They ...")."""
+    return bool(_REFERS_BACK.match(candidate.text))
+
+
 def _same_run(candidates: list[Candidate], i: int, j: int) -> bool:
     """Two chosen sentences of one passage at most two apart read best in the passage's order."""
     a, b = candidates[i], candidates[j]
@@ -350,6 +425,8 @@ def neighbour_pairs(
                 continue  # the subject sentence states numbers of its own: two facts, not one
             if reports_method(candidates[j]) or reports_method(c):
                 continue  # what was done or aimed at is not the setting of a finding
+            if PAIR_ANAPHOR and step == 1 and refers_back(candidates[j]):
+                continue  # "These results were in agreement ...": a comment on it, not its setting
             first, second = sorted((i, j), key=lambda k: candidates[k].position)
             if (first, second) in seen:
                 continue

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from lastword.verify.citations import strip_markers
+from lastword.verify.sentences import split_line
 from lastword.verify.support import content_words
 
 _UP = (
@@ -63,10 +64,24 @@ def _topic_words(text: str) -> set[str]:
     return {w for w in content_words(_NEGATION_RE.sub(" ", text)) if w not in skip}
 
 
+def _squeeze(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def contradiction(sentence: str, source: str) -> str | None:
     """Why ``sentence`` says the opposite of ``source`` (its best supporting sentence), or None."""
     said = strip_markers(sentence)
-    if not said or not source or said.strip().lower() == source.strip().lower():
+    if not said or not source:
+        return None
+    # The passage's sentence splitter may leave two sentences joined where the draft's splits
+    # them ("... and 5.8% K. The compound ... have not been tested"): compare with the piece,
+    # split as the draft is, that holds the sentence, not with the negation of its neighbour.
+    wanted = _squeeze(said)
+    for piece in split_line(source):
+        if wanted in _squeeze(piece):
+            source = piece
+            break
+    if wanted == _squeeze(source):
         return None
     topic = _topic_words(said)
     if not topic or len(topic & _topic_words(source)) / len(topic) < SAME_TOPIC:
