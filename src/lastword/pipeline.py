@@ -24,9 +24,10 @@ from lastword.gate import DEPTH, Gate, scope_refusal
 from lastword.gate.auto import ThresholdSource, thresholds_for_index
 from lastword.gate.bands import SpecificRule
 from lastword.generate import GenerationRequest, Generator, make_generator
+from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal, reword
-from lastword.result import Band, Mechanism, Result, RetrievedPassage, Status
+from lastword.result import Band, GateSignals, Mechanism, Result, RetrievedPassage, Status
 from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
@@ -143,21 +144,45 @@ class Pipeline:
         )
         # 4. The retrieval gate, on the ranking retrieval produced.
         decision = self.gate.run(question, found.passages, found)
+        band, signals = decision.band, decision.signals
+        evidence_ms = 0.0
+        if band is Band.WEAK and found.passages and self.settings.gate.evidence_floor > 0:
+            started = time.perf_counter()
+            band, signals = self._evidence_check(question, found.passages[:k], signals)
+            evidence_ms = (time.perf_counter() - started) * 1000
         return Result(
             question=question,
             status=Status.RETRIEVED,
-            band=decision.band,
-            top_score=decision.signals.top_score,
+            band=band,
+            top_score=signals.top_score,
             passages=found.passages[:k],
-            gate=decision.signals,
+            gate=signals,
             embedder=self.index_info.embedder.describe(),
             timings_ms={
                 "embed": tokens_ms + found.embed_ms,
                 "retrieve": found.retrieve_ms,
                 **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
-                "gate": decision.gate_ms,
+                "gate": decision.gate_ms + evidence_ms,
             },
         )
+
+    def _evidence_check(
+        self, question: str, passages: tuple[RetrievedPassage, ...], signals: GateSignals
+    ) -> tuple[Band, GateSignals]:
+        """4b. The weak band's second look, still before any generator: a question that asks a
+        specific (a number, a name, a place) goes on when one sentence of the passages the
+        generator will read states one with relevance >= ``[gate] evidence_floor``. The
+        extractive scorer decides (local arithmetic over the passages, no model); on real papers
+        it separates answerable from unanswerable questions better than the passage-level
+        score (AUC 0.940 / 0.923 on the DEV / TEST halves, docs/ingest.md)."""
+        floor = self.settings.gate.evidence_floor
+        checker = ExtractiveGenerator.weak_band(self.embedder)
+        best = checker.best(GenerationRequest(question, passages, "corpus"))
+        if best >= floor:
+            return Band.BORDERLINE, signals.model_copy(
+                update={"evidence": best, "evidence_floor": floor}
+            )
+        return Band.WEAK, signals.model_copy(update={"evidence": best})
 
     def ask(self, question: str, exclude_doc_ids: Collection[str] = ()) -> Result:
         started = time.perf_counter()

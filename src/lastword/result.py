@@ -182,6 +182,16 @@ class GateSignals(Frozen):
         description="Set when the score was below weak and the specific signal cleared this "
         "floor ([gate] specific_floor): the band is borderline by that rule.",
     )
+    evidence: float | None = Field(
+        None,
+        description="Below weak: the relevance of the best sentence stating the asked specific "
+        "(the extractive scorer; 0 when the question asks no specific or none is stated).",
+    )
+    evidence_floor: float | None = Field(
+        None,
+        description="Set when the evidence check let the question through below weak "
+        "([gate] evidence_floor): the band is borderline by that check.",
+    )
     score: float = Field(
         None,  # type: ignore[assignment]  # filled from top_score below when absent
         description="The gate score the band is read from (the top score unless combined).",

@@ -311,6 +311,10 @@ SPECIFIC_FLOOR, SPECIFIC_REACH = 0.6, 1.5
 #: at most 9 and SciFact's at most 12, where the rule let through 4% of SciFact's unanswerable
 #: claims at its automatic threshold (docs/calibration.md)
 SPECIFIC_MIN_PASSAGES = 15
+#: the weak band's evidence check (``[gate] evidence_floor``): generate/extractive.py's
+#: WEAK_BAND_FLOOR, chosen on the papers' DEV half (29/50 right, 1/27 false accepts) and
+#: checked on PubMedQA (+1 false accept of 500; docs/ingest.md)
+EVIDENCE_FLOOR = 0.45
 
 
 def _default_thresholds() -> dict[str, Thresholds]:
@@ -405,6 +409,15 @@ class GateSettings(Section):
         ge=1,
         description="The specific signal (and so specific_floor) only when the top document has "
         "at least this many passages: a paper has an inside to weigh terms by, an abstract not.",
+    )
+    evidence_floor: float = Field(
+        EVIDENCE_FLOOR,
+        ge=0.0,
+        le=1.0,
+        description="Below weak (and not let through by specific_floor), the gate still lets a "
+        "question through (borderline) when it asks a specific (a number, a name, a place) and "
+        "one sentence of its passages states one with at least this relevance (the extractive "
+        "scorer: local, no model, before any generator); 0 turns this check off.",
     )
     _explicit: frozenset[str] = PrivateAttr(default_factory=frozenset)
 

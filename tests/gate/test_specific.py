@@ -9,10 +9,12 @@ import pytest
 
 from lastword.gate.bands import SpecificRule
 from lastword.gate.specific import specific
+from lastword.generate.extractive import WEAK_BAND_FLOOR
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.pipeline import Pipeline
 from lastword.result import Band, Mechanism, Status
 from lastword.settings import (
+    EVIDENCE_FLOOR,
     MINILM_HYBRID_GATE_MODEL,
     SPECIFIC_FLOOR,
     SPECIFIC_MIN_PASSAGES,
@@ -102,7 +104,7 @@ class Recording:
         return Draft(f"{first.text.split('. ')[0].rstrip('.')} [{first.n}].")
 
 
-def settings_with(floor: float, reach: float) -> Settings:
+def settings_with(floor: float, reach: float, evidence: float = 0.0) -> Settings:
     # weak above any score this question gets: only the specific rule can let it through
     thresholds = Thresholds(
         strong=0.99999, weak=0.9999, model=MINILM_HYBRID_GATE_MODEL, ranking="hybrid"
@@ -115,6 +117,7 @@ def settings_with(floor: float, reach: float) -> Settings:
             specific_floor=floor,
             specific_reach=reach,
             specific_min_passages=1,  # the demo's documents are short
+            evidence_floor=evidence,
         ),
     )
 
@@ -173,3 +176,30 @@ def test_the_cli_band_line_says_when_the_rule_let_a_question_through():
     )
     line = band_line(through).plain
     assert "below weak, let through" in line and "0.72" in line and "floor 0.60" in line
+
+
+def test_below_weak_the_evidence_check_lets_a_stated_specific_through(demo_index: Path, minilm):
+    """The weak band's second look: a question asking a number goes on when a sentence of its
+    passages states one (the extractive scorer, before any generator); a yes/no question, or a
+    floor above the sentence's relevance, is refused without a generator call."""
+    asks = "How many adults were enrolled in the vitamin D trial?"
+    seen = Recording()
+    with Pipeline(
+        settings_with(0.0, 0.0, EVIDENCE_FLOOR), LocalStore.open(demo_index), minilm, seen
+    ) as p:
+        through = p.ask(asks)
+        yes_no = p.ask(QUESTION)
+    assert through.band is Band.BORDERLINE and through.status is not Status.REFUSED
+    assert through.gate.score < through.gate.weak
+    assert through.gate.evidence_floor == EVIDENCE_FLOOR <= through.gate.evidence
+    assert yes_no.band is Band.WEAK and yes_no.decided_by is Mechanism.RETRIEVAL_GATE
+    assert yes_no.gate.evidence == 0.0 and yes_no.gate.evidence_floor is None
+    assert [r.question for r in seen.requests] == [asks]  # the refused one never reached it
+
+    above = Recording()
+    floor = min(1.0, through.gate.evidence + 1e-3)
+    with Pipeline(settings_with(0.0, 0.0, floor), LocalStore.open(demo_index), minilm, above) as p:
+        refused = p.ask(asks)
+    assert refused.band is Band.WEAK and refused.status is Status.REFUSED
+    assert refused.gate.evidence == through.gate.evidence and above.requests == []
+    assert GateSettings().evidence_floor == EVIDENCE_FLOOR == WEAK_BAND_FLOOR

@@ -82,6 +82,11 @@ def band_line(result: Result) -> Text:
             f"\n  below weak, let through: one passage holds {gate.specific or 0:.2f} of the "
             f"question's specific terms (floor {gate.specific_floor:.2f})"
         )
+    if gate is not None and gate.evidence_floor is not None:
+        line.append(
+            f"\n  below weak, let through: a sentence states what the question asks, relevance "
+            f"{gate.evidence or 0:.2f} (floor {gate.evidence_floor:.2f})"
+        )
     return line
 
 
