@@ -35,7 +35,7 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store import bm25, check, lexical
+from lastword.store import bm25, check, int8, lexical
 from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
@@ -106,6 +106,9 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._lexicon_generation = -1
         self._graph: object | None = None
         self._graph_generation = -1
+        self._int8: tuple[np.ndarray, int8.Int8Pass] | None = None  # (its matrix, the pass)
+        #: how the int8 pass ended: "proved" (its top k answered) or "whole" (the product did)
+        self.int8_counts = {"proved": 0, "whole": 0}
         self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
         self._kind_generation = -1
         self._postings: bm25.Postings | None = None

@@ -21,7 +21,8 @@ from threadpoolctl import ThreadpoolController
 
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
-from lastword.store import lexical
+from lastword.settings import StoreSettings
+from lastword.store import int8, lexical
 from lastword.store.hits import HitsFromIds
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
@@ -45,6 +46,9 @@ class LocalSearch(HitsFromIds):
     """Mixed into ``LocalStore``: dense and lexical search, as ids or as passages."""
 
     _conn: sqlite3.Connection
+    settings: StoreSettings
+    _int8: tuple[np.ndarray, int8.Int8Pass] | None
+    int8_counts: dict[str, int]
 
     # provided by LocalStore / DerivedFiles (which come first in its bases)
     def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]: ...
@@ -74,8 +78,8 @@ class LocalSearch(HitsFromIds):
         kinds: Collection[str] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(passage ids, cosines) of the top k, best first: ``search`` without the passages."""
-        matrix, ids = self._load_matrix()
-        matrix = np.asarray(matrix)  # a plain view of the memory map: no subclass overhead
+        loaded, ids = self._load_matrix()
+        matrix = np.asarray(loaded)  # a plain view of the memory map: no subclass overhead
         if len(ids) == 0 or k <= 0:
             return _NO_IDS, _NO_SCORES
         query = np.asarray(query, dtype=np.float32).reshape(-1)
@@ -89,16 +93,44 @@ class LocalSearch(HitsFromIds):
         if found is not None:
             rows, scores = found
             return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+        if len(ids) >= self.settings.int8_min_passages:
+            found = self._search_int8(loaded, ids, query, k, excluded, kinds)
+            if found is not None:
+                rows, scores = found
+                return ids[rows].astype(np.int64), scores.astype(np.float64)
         scores = matrix @ query
         if excluded is not None and len(excluded):
             scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
         if kinds is not None:
             scores[~self._kind_mask(kinds, None)] = -np.inf
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        top = top[np.isfinite(scores[top])]
+        top = int8.best_first(scores, k)
         return ids[top].astype(np.int64), scores[top].astype(np.float64)
+
+    def _search_int8(
+        self,
+        matrix: np.ndarray,
+        ids: np.ndarray,
+        query: np.ndarray,
+        k: int,
+        excluded: np.ndarray | None,
+        kinds: Collection[str] | None,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rows, scores) of the exact top k through the int8 pass (``store/int8.py``); None
+        when its pool could not prove the answer. ``matrix``: the loaded one, cached per
+        generation, so the pass is built once for it."""
+        built = self._int8
+        if built is None or built[0] is not matrix:
+            built = self._int8 = (matrix, int8.Int8Pass(matrix))
+        matrix = np.asarray(matrix)
+        blocked = None
+        if excluded is not None and len(excluded):
+            blocked = np.isin(ids, excluded, assume_unique=True)
+        if kinds is not None:
+            other = ~self._kind_mask(kinds, None)
+            blocked = other if blocked is None else blocked | other
+        found = int8.search(built[1], matrix, query, k, blocked)
+        self.int8_counts["whole" if found is None else "proved"] += 1
+        return found
 
     def cosines(self, query: np.ndarray, passage_ids: Sequence[int]) -> dict[int, float]:
         """The cosine of each of these passages to a unit-norm query vector, by matrix row."""
