@@ -49,7 +49,7 @@ from lastword.evaluate.retrieval import documents_in_order, score_rankings
 from lastword.ingest import ingest_paths
 from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_fusion
 from lastword.retrieve import HybridTuning, retrieve, tuning_from
-from lastword.settings import IngestSettings, RetrieveSettings
+from lastword.settings import IngestSettings, RetrieveSettings, StoreSettings
 from lastword.store.local import LocalStore
 
 DEEP = 300
@@ -227,7 +227,14 @@ def _percentiles(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def latency(index: Path, embedder, questions: list[str], tuning: HybridTuning) -> None:
+def latency(
+    index: Path,
+    embedder,
+    questions: list[str],
+    tuning: HybridTuning,
+    settings: StoreSettings | None = None,
+    modes: tuple[str, ...] = ("dense", "lexical", "hybrid"),
+) -> None:
     """p50/p99 of the retrieval step, wall clock and this thread's CPU time, with the load.
 
     BLAS runs on one thread (``threadpoolctl``; the store limits it too): on this shared 2-core
@@ -240,15 +247,23 @@ def latency(index: Path, embedder, questions: list[str], tuning: HybridTuning) -
         def embed_queries(self, texts):
             return [vectors[t] for t in texts]
 
-    with threadpool_limits(limits=1, user_api="blas"), LocalStore.open(index) as store:
+    settings = settings or StoreSettings()
+    with threadpool_limits(limits=1, user_api="blas"), LocalStore.open(index, settings) as store:
         passages = store.info().passages
+        first = "int8 pass" if passages >= settings.int8_min_passages else "whole product"
+        started = time.perf_counter()
+        store.search_ids(vectors[questions[0]], 1)  # the matrix (and the int8 pass) loaded
+        print(
+            f"  {passages:6,} passages  dense search by {first}; first search "
+            f"{(time.perf_counter() - started) * 1000:.0f} ms (loads the matrix, builds the pass)"
+        )
         started = time.perf_counter()
         store.search_lexical_ids(questions[0], 1)  # the postings: loaded, or built and saved
         print(
             f"  {passages:6,} passages  lexical postings ready in "
             f"{(time.perf_counter() - started) * 1000:.0f} ms (first lexical search)"
         )
-        for mode in ("dense", "lexical", "hybrid"):
+        for mode in modes:
             for question in questions[:3]:
                 retrieve(question, Cached(), store, 8, mode=mode, tuning=tuning)  # warm
             wall, cpu, stages = [], [], {}
@@ -271,6 +286,8 @@ def latency(index: Path, embedder, questions: list[str], tuning: HybridTuning) -
                 "      stage p50 (wall): "
                 + ", ".join(f"{s} {statistics.median(v):.2f}" for s, v in stages.items())
             )
+        if store.int8_counts["proved"] or store.int8_counts["whole"]:
+            print(f"      int8 pass: {store.int8_counts}")
 
 
 def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
@@ -311,21 +328,49 @@ def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
             ]
             for t in texts
         ]
-        store._lexical_search = lambda *args: None  # the FTS5 query, as before
-        old = [
-            [(p.passage_id, s) for p, s in old_hybrid(t, v, store, 100, shipped)]
-            for t, v in zip(texts, vectors, strict=True)
-        ]
+        with LocalStore.open(scifact, WHOLE) as whole:
+            whole._lexical_search = lambda *args: None  # the FTS5 query, as before
+            old = [
+                [(p.passage_id, s) for p, s in old_hybrid(t, v, whole, 100, shipped)]
+                for t, v in zip(texts, vectors, strict=True)
+            ]
         differ = sum(a != b for a, b in zip(new, old, strict=True))
         print(
-            f"  hybrid top 100, this path vs stop 19's (FTS5 row by row, whole passages): "
-            f"{differ} of {len(texts)} claims differ (ids, order or cosine)"
+            f"  hybrid top 100, this path (int8 pass: {store.int8_counts}) vs stop 19's (whole "
+            f"product, FTS5 row by row, whole passages): {differ} of {len(texts)} claims differ "
+            "(ids, order or cosine)"
         )
     print("Retrieval step latency (question embedded beforehand; busy shared 2-core machine):")
+    merged = merged_index(scifact, pubmedqa, args.cache)
+    int8_pass(merged, embedder, [c["claim"] for c in dev_claims])
     questions = [c["claim"] for c in dev_claims][:200]
-    latency(pubmedqa, embedder, questions, shipped)
-    latency(merged_index(scifact, pubmedqa, args.cache), embedder, questions, shipped)
+    for index in (pubmedqa, merged):
+        print(" the whole float32 product:")
+        latency(index, embedder, questions, shipped, WHOLE, ("dense", "hybrid"))
+        print(" the int8 first pass:")
+        latency(index, embedder, questions, shipped, INT8)
     return 0
+
+
+WHOLE = StoreSettings(int8_min_passages=10**9)
+INT8 = StoreSettings(int8_min_passages=1)
+
+
+def int8_pass(index: Path, embedder, claims: list[str]) -> None:
+    """The int8 pass against the whole product, for the dense top k the product asks for."""
+    vectors = embedder.embed_queries(claims)
+    with LocalStore.open(index, INT8) as fast, LocalStore.open(index, WHOLE) as whole:
+        passages = whole.info().passages
+        for k in (8, 50, 100, 400):
+            differ = 0
+            for vector in vectors:
+                a, b = fast.search_ids(vector, k), whole.search_ids(vector, k)
+                differ += (a[0].tolist(), a[1].tolist()) != (b[0].tolist(), b[1].tolist())
+            print(
+                f"  {passages:,} passages, dense top {k}: int8 pass vs the whole product: "
+                f"{differ} of {len(claims)} claims differ (ids, order or score)"
+            )
+        print(f"  int8 pass: {fast.int8_counts} (proved: its pool held the top k)")
 
 
 class RandomVectors:

@@ -27,7 +27,7 @@ from lastword.rank import (
     zscore_order,
 )
 from lastword.retrieve import RERANK, HybridTuning, retrieve, tuning_from
-from lastword.settings import RetrieveSettings
+from lastword.settings import RetrieveSettings, StoreSettings
 from lastword.store.local import LocalStore
 from lastword.terms import TOKEN
 
@@ -124,6 +124,33 @@ def test_hybrid_ranks_exactly_as_the_old_path(scifact, minilm, name):
     old = old_hybrid(claims[0], vectors[0], store, 8, tuning, exclude_doc_ids=docs)
     assert [p.passage_id for p in found.passages] == [p.passage_id for p, _ in old]
     assert not docs & {p.doc_id for p in found.passages}
+
+
+def test_the_int8_first_pass_ranks_exactly_as_the_whole_product(scifact, minilm):
+    """The store's int8 pass on (store/int8.py) against the old path on the whole product."""
+    store, claims = scifact
+    vectors = minilm.embed_queries(claims)
+    exact = StoreSettings(int8_min_passages=10**9)
+    with (
+        LocalStore.open(store.directory, StoreSettings(int8_min_passages=1)) as fast,
+        LocalStore.open(store.directory, exact) as whole,
+    ):
+        for name in ("shipped", "rrf"):
+            for claim, vector in zip(claims, vectors, strict=True):
+                found = retrieve(claim, minilm, fast, 8, mode="hybrid", tuning=TUNINGS[name])
+                old = old_hybrid(claim, vector, whole, 8, TUNINGS[name])
+                assert [(p.passage_id, p.score) for p in found.passages] == [
+                    (p.passage_id, s) for p, s in old
+                ]
+        for claim, vector in zip(claims, vectors, strict=True):
+            found = retrieve(claim, minilm, fast, 8, mode="dense", context=True)
+            dense = whole.search(vector, 50)
+            assert [p.passage_id for p in found.passages] == [
+                h.passage.passage_id for h in dense[:8]
+            ]
+            assert found.background == tuple(h.score for h in dense[8:50])
+        assert fast.int8_counts["proved"] >= 3 * len(claims)
+        assert fast.int8_counts["whole"] == 0
 
 
 def test_context_and_other_modes_keep_their_results(scifact, minilm):
