@@ -18,6 +18,7 @@ import pytest
 from lastword.rank import (
     RerankWeights,
     TermWeights,
+    present_in_each,
     present_terms,
     proximity,
     rrf,
@@ -184,6 +185,20 @@ def test_present_terms_is_term_coverage_over_every_word():
         tokens = set(TOKEN.findall(text.lower()))
         assert present_terms(weights)(text) == {t for t in weights.weights if t in tokens}
     assert present_terms(TermWeights({}))("anything") == set()
+
+
+def test_present_in_each_is_present_terms_of_each_text():
+    """The one scan over the joined texts agrees with looking in each text alone."""
+    rng = random.Random(11)
+    alphabet = "ab-' 0\n.Aé/İΣ"
+    words = ["ab", "a", "b", "a-b", "ab'a", "0", "b0", "a-'b", "ba", "σ"]
+    for _ in range(3000):
+        texts = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+            for _ in range(rng.randint(0, 6))
+        ]
+        weights = TermWeights({t: rng.random() for t in rng.sample(words, 4)})
+        assert present_in_each(weights, texts) == [present_terms(weights)(t) for t in texts]
 
 
 def test_zscore_over_arrays_is_zscore_over_dicts_to_the_bit():

@@ -186,14 +186,15 @@ def _hybrid(
     )
     lap("lexical")
     # The pool in candidate order (dense, then lexical-only): the fusions sum in that order.
-    cosines = dict(zip(dense_ids.tolist(), dense_scores.tolist(), strict=True))
+    dense_list = dense_ids.tolist()
+    cosines = dict(zip(dense_list, dense_scores.tolist(), strict=True))
     bm25 = dict(zip(lexical_ids.tolist(), lexical_scores.tolist(), strict=True))
     if tuning.fusion == "zscore":
         # Standard scores need every candidate's cosine: the lexical-only ones by matrix row.
-        only = lexical_ids[np.isin(lexical_ids, dense_ids, invert=True)].tolist()
+        only = [pid for pid in bm25 if pid not in cosines]  # (np.isin: 10x slower at 100)
         found = store.cosines(query, only)
         cosines.update(found)
-        pool = [*dense_ids.tolist(), *(pid for pid in only if pid in found)]
+        pool = [*dense_list, *(pid for pid in only if pid in found)]
         order = zscore_order(
             np.array(pool, dtype=np.int64),
             np.array([cosines[pid] for pid in pool], dtype=np.float64),

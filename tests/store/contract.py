@@ -392,6 +392,27 @@ class StoreContract:
             assert store.passage_docs([*ids, 10**9]) == {pid: p.doc_id for pid, p in full.items()}
             assert store.passage_texts([]) == {} and store.passage_docs([]) == {}
 
+    def test_passage_texts_follow_new_documents(self, filled):
+        """A reader that has read titles sees a document committed after, with its title; a
+        writer sees its own batch's before committing."""
+        where, _ = filled
+        with where.reader() as reader:
+            first = reader.search_ids(query(1), 1)[0].tolist()
+            assert reader.passage_texts(first)[first[0]].startswith("Title d")
+            with where.writer() as writer:
+                late = record("late", 2)
+                late = DocumentRecord(**{**late.__dict__, "title": "A later title"})
+                rows = [NewPassage(None, i, 0, 20, f"zyxlate passage {i}") for i in range(2)]
+                writer.put_document(late, rows, vectors(90, 2))
+                ids = writer.search_lexical_ids("zyxlate", 5)[0].tolist()
+                assert len(ids) == 2
+                assert {t.split("\n")[0] for t in writer.passage_texts(ids).values()} == {
+                    "A later title"
+                }
+                writer.commit()
+            texts = reader.passage_texts(ids)
+            assert {t.split("\n")[0] for t in texts.values()} == {"A later title"}
+
     def test_lexical_search(self, where: Where):
         texts = {
             "brca": ["BRCA1/2 carriers had more IL-6 at 2.5 mg/kg.", "Follow-up lasted 5 years."],

@@ -99,7 +99,7 @@ def test_what_the_pool_cannot_prove_the_whole_product_answers(index: Path):
     with LocalStore.open(index, INT8) as fast, LocalStore.open(index, EXACT) as exact:
         query = clustered(4000, 1)[0]
         fast.search_ids(query, 8)  # the pass is built
-        fast._int8[1].error = fast._int8[1].error + 1.0  # every bound now far too loose
+        fast._int8[1].fixed = fast._int8[1].fixed + 1.0  # every bound now far too loose
         for k in (8, 1900, 5000):  # unprovable; a pool as big as the matrix; more than there is
             got = fast.search_ids(query, k)
             want = exact.search_ids(query, k)

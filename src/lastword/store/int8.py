@@ -62,12 +62,15 @@ class Int8Pass:
             error[at] = np.sqrt(np.einsum("ij,ij->i", left, left))
             rebuilt_norm[at] = np.sqrt(np.einsum("ij,ij->i", rebuilt, rebuilt))
             norm[at] = np.sqrt(np.einsum("ij,ij->i", part, part))
-        self.scale = scale.astype(np.float64)
+        self.scale = scale
         # Rounded up: float32 arithmetic is off by far less than these margins (1e-4 relative,
         # 1e-6 absolute: a row's rounding error is about 7e-3), and a bound must never be short.
-        self.error = error.astype(np.float64) * (1 + 1e-4) + 1e-6
-        self.rebuilt_norm = rebuilt_norm.astype(np.float64) * (1 + 1e-4)
-        self.rounding = norm.astype(np.float64) * (1 + 1e-4) * (self.dim * _ROUNDING)
+        # ``fixed``: the row's own rounding error and the float32 product's, per unit of ||y||.
+        fixed = error.astype(np.float64) * (1 + 1e-4) + 1e-6
+        fixed += norm.astype(np.float64) * (1 + 1e-4) * (self.dim * _ROUNDING)
+        self.fixed = np.nextafter(fixed.astype(np.float32), np.float32(np.inf))
+        self.max_rebuilt = float(rebuilt_norm.max(initial=0.0)) * (1 + 1e-4)
+        self.max_norm = max(1.0, float(norm.max(initial=0.0)))
         model = _model(np.ascontiguousarray(codes.T), self.dim, self.rows)
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # one query: a pool of threads costs more than it saves
@@ -82,21 +85,31 @@ class Int8Pass:
         return self.block > 0
 
     def upper(self, query: np.ndarray) -> np.ndarray:
-        """Per row, a score its exact float32 cosine with ``query`` cannot exceed."""
+        """Per row, a score its exact float32 cosine with ``query`` cannot exceed (float32)."""
         y = np.asarray(query, dtype=np.float64).reshape(-1)
         # 7-bit query values (-63..63, stored as uint8 around 64): MLAS's AVX2 kernel adds
-        # pairs of uint8 x int8 products in int16, which 8-bit values could overflow.
-        first_scale = float(np.abs(y).max()) / 63.0 or 1.0
+        # pairs of uint8 x int8 products in int16, which 8-bit values could overflow. The two
+        # scales are float32 numbers, so the float32 arithmetic below uses them exactly.
+        first_scale = np.float32(np.abs(y).max() / 63.0) or np.float32(1)
         first = np.rint(y / first_scale)
-        left = y - first * first_scale
-        second_scale = float(np.abs(left).max()) / 63.0 or 1.0
+        left = y - first * float(first_scale)
+        second_scale = np.float32(np.abs(left).max() / 63.0) or np.float32(1)
         second = np.rint(left / second_scale)
-        leftover = float(np.linalg.norm(left - second * second_scale))
+        leftover = float(np.linalg.norm(left - second * float(second_scale)))
         feed = (np.stack([first, second]) + 64).astype(np.uint8)
         dots = self._session.run(None, {"query": feed})[0]
-        approx = self.scale * (first_scale * dots[0] + second_scale * dots[1])
+        # The integer dots are exact (|dot| < 2^24: exact in float32 too); the few float32
+        # roundings from here on are under 1e-6 (|scores| <= ~1), added to the bound.
+        upper = dots[0].astype(np.float32)
+        upper *= first_scale
+        part = dots[1].astype(np.float32)
+        part *= second_scale
+        upper += part
+        upper *= self.scale
         norm = float(np.linalg.norm(y))
-        return approx + self.error * norm + self.rebuilt_norm * leftover + self.rounding * norm
+        upper += self.fixed * np.float32(norm * (1 + 1e-6))
+        upper += np.float32(self.max_rebuilt * leftover + 4e-6 * max(norm, 1.0) * self.max_norm)
+        return upper
 
 
 def exact_rows(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray, block: int) -> np.ndarray:

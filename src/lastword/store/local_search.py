@@ -49,9 +49,12 @@ class LocalSearch(HitsFromIds):
     settings: StoreSettings
     _int8: tuple[np.ndarray, int8.Int8Pass] | None
     int8_counts: dict[str, int]
+    _titles: tuple[int, dict[str, str]] | None  # (generation, doc_id -> title)
 
     # provided by LocalStore / DerivedFiles (which come first in its bases)
     def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def _generation(self) -> int: ...
 
     def _search_graph(self, *args: object) -> tuple[np.ndarray, np.ndarray] | None: ...
 
@@ -175,10 +178,22 @@ class LocalSearch(HitsFromIds):
         if not len(passage_ids):
             return {}
         marks = ",".join("?" * len(passage_ids))
+        wanted = [int(p) for p in passage_ids]
+        generation = self._generation()
+        if self._titles is None or self._titles[0] != generation:
+            titles = dict(self._conn.execute("SELECT doc_id, title FROM documents").fetchall())
+            self._titles = (generation, titles)
+        titles = self._titles[1]
+        # Without the join (a third faster): the titles of this generation are held.
         rows = self._conn.execute(
+            f"SELECT id, doc_id, text FROM passages WHERE id IN ({marks})", wanted
+        ).fetchall()
+        if not self._conn.in_transaction and all(row[1] in titles for row in rows):
+            return {row[0]: f"{titles[row[1]]}\n{row[2]}" for row in rows}
+        rows = self._conn.execute(  # inside a writer's open batch: the titles as they are now
             "SELECT p.id, d.title, p.text FROM passages p JOIN documents d USING (doc_id) "
             f"WHERE p.id IN ({marks})",
-            [int(p) for p in passage_ids],
+            wanted,
         ).fetchall()
         return {row[0]: f"{row[1]}\n{row[2]}" for row in rows}
 
