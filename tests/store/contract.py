@@ -393,12 +393,13 @@ class StoreContract:
             assert store.passage_texts([]) == {} and store.passage_docs([]) == {}
 
     def test_passage_texts_follow_new_documents(self, filled):
-        """A reader that has read titles sees a document committed after, with its title; a
-        writer sees its own batch's before committing."""
+        """A reader that has read titles and documents sees a document committed after, with its
+        title; a writer sees its own batch's before committing."""
         where, _ = filled
         with where.reader() as reader:
             first = reader.search_ids(query(1), 1)[0].tolist()
             assert reader.passage_texts(first)[first[0]].startswith("Title d")
+            assert reader.passage_docs(first)[first[0]].startswith("d")
             with where.writer() as writer:
                 late = record("late", 2)
                 late = DocumentRecord(**{**late.__dict__, "title": "A later title"})
@@ -409,9 +410,14 @@ class StoreContract:
                 assert {t.split("\n")[0] for t in writer.passage_texts(ids).values()} == {
                     "A later title"
                 }
+                assert writer.passage_docs(ids) == dict.fromkeys(ids, "late")
                 writer.commit()
             texts = reader.passage_texts(ids)
             assert {t.split("\n")[0] for t in texts.values()} == {"A later title"}
+            assert reader.passage_docs([*ids, *first, 10**9]) == {
+                **dict.fromkeys(ids, "late"),
+                first[0]: reader.passages_by_id(first)[first[0]].doc_id,
+            }
 
     def test_lexical_search(self, where: Where):
         texts = {

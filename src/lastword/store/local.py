@@ -110,6 +110,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         #: how the int8 pass ended: "proved" (its top k answered) or "whole" (the product did)
         self.int8_counts = {"proved": 0, "whole": 0}
         self._titles: tuple[int, dict[str, str]] | None = None
+        self._docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None = None
         self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
         self._kind_generation = -1
         self._postings: bm25.Postings | None = None

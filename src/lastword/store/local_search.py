@@ -50,6 +50,7 @@ class LocalSearch(HitsFromIds):
     _int8: tuple[np.ndarray, int8.Int8Pass] | None
     int8_counts: dict[str, int]
     _titles: tuple[int, dict[str, str]] | None  # (generation, doc_id -> title)
+    _docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None  # _doc_table's
 
     # provided by LocalStore / DerivedFiles (which come first in its bases)
     def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]: ...
@@ -172,6 +173,22 @@ class LocalSearch(HitsFromIds):
             np.array([score for _, score in rows], dtype=np.float64),
         )
 
+    def _doc_table(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """(passage ids ascending, each one's document as a code, the documents by code) of
+        the committed generation: one read per generation, then no query per lookup."""
+        generation = self._generation()
+        if self._docs is None or self._docs[0] != generation:
+            rows = self._conn.execute("SELECT id, doc_id FROM passages ORDER BY id").fetchall()
+            table: dict[str, int] = {}
+            codes = np.fromiter(
+                (table.setdefault(doc, len(table)) for _, doc in rows),
+                dtype=np.int32,
+                count=len(rows),
+            )
+            ids = np.fromiter((pid for pid, _ in rows), dtype=np.int64, count=len(rows))
+            self._docs = (generation, (ids, codes, list(table)))
+        return self._docs[1]
+
     # ----------------------------------------------------------------- what candidates need
     def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
         """Each passage's document title and text, as ``title + "\\n" + text``."""
@@ -201,6 +218,18 @@ class LocalSearch(HitsFromIds):
         """The document id of each of these passages."""
         if not len(passage_ids):
             return {}
+        if not self._conn.in_transaction:  # committed rows: from the table held per generation
+            ids, codes, names = self._doc_table()
+            wanted = np.asarray(passage_ids, dtype=np.int64)
+            at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+            known = ids[at] == wanted if len(ids) else np.zeros(len(wanted), dtype=bool)
+            return {
+                pid: names[code]
+                for pid, code, ok in zip(
+                    wanted.tolist(), codes[at].tolist(), known.tolist(), strict=True
+                )
+                if ok
+            }
         marks = ",".join("?" * len(passage_ids))
         rows = self._conn.execute(
             f"SELECT id, doc_id FROM passages WHERE id IN ({marks})",
