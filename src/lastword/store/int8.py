@@ -228,20 +228,28 @@ def _value(name: str, elem_type: int, shape: tuple[int, ...]) -> bytes:
     return _field(1, name) + _field(2, _field(1, tensor))  # ValueInfoProto: name, type
 
 
-def _tensor(name: str, elem_type: int, array: np.ndarray) -> bytes:
-    dims = b"".join(_field(1, size) for size in array.shape)
-    return dims + _field(2, elem_type) + _field(8, name) + _field(9, array.tobytes())
+def _header(number: int, length: int) -> bytes:
+    """The tag and length of a length-delimited field whose payload follows."""
+    return _varint(number << 3 | 2) + _varint(length)
 
 
 def _model(codes: np.ndarray, dim: int, rows: int) -> bytes:
     """ModelProto: scores (2 x rows, int32) = MatMulInteger(query (2 x dim, uint8, zero point
-    64), codes (dim x rows, int8))."""
+    64), codes (dim x rows, int8)). The codes are copied once, into the joined bytes."""
+    raw = memoryview(np.ascontiguousarray(codes)).cast("B")
+    weight_head = b"".join(_field(1, size) for size in codes.shape) + _field(2, _INT8)
+    weight_head += _field(8, "codes") + _header(9, len(raw))
+    weight_length = len(weight_head) + len(raw)
+    zero = b"".join(
+        (_field(2, _UINT8), _field(8, "zero"), _field(9, np.array(64, dtype=np.uint8).tobytes()))
+    )
     node = b"".join(_field(1, name) for name in ("query", "codes", "zero"))
     node += _field(2, "scores") + _field(4, "MatMulInteger")
-    graph = _field(1, node) + _field(2, "int8_pass")
-    graph += _field(5, _tensor("codes", _INT8, codes))
-    graph += _field(5, _tensor("zero", _UINT8, np.array(64, dtype=np.uint8)))
-    graph += _field(11, _value("query", _UINT8, (2, dim)))
-    graph += _field(12, _value("scores", _INT32, (2, rows)))
-    opset = _field(1, "") + _field(2, 13)
-    return _field(1, 8) + _field(7, graph) + _field(8, opset)  # ir_version, graph, opset_import
+    before = _field(1, node) + _field(2, "int8_pass") + _header(5, weight_length) + weight_head
+    after = _field(5, zero) + _field(11, _value("query", _UINT8, (2, dim)))
+    after += _field(12, _value("scores", _INT32, (2, rows)))
+    graph_length = len(before) + len(raw) + len(after)
+    opset = _field(8, _field(1, "") + _field(2, 13))
+    return b"".join(
+        (_field(1, 8), _header(7, graph_length), before, raw, after, opset)
+    )  # ir_version, graph (node, name, initializers, input, output), opset_import
