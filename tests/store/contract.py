@@ -393,13 +393,14 @@ class StoreContract:
             assert store.passage_texts([]) == {} and store.passage_docs([]) == {}
 
     def test_passage_texts_follow_new_documents(self, filled):
-        """A reader that has read titles and documents sees a document committed after, with its
-        title; a writer sees its own batch's before committing."""
+        """A reader that has read titles and documents (inside ``reading``) sees a document
+        committed after, with its title; a writer sees its own batch's before committing."""
         where, _ = filled
         with where.reader() as reader:
-            first = reader.search_ids(query(1), 1)[0].tolist()
-            assert reader.passage_texts(first)[first[0]].startswith("Title d")
-            assert reader.passage_docs(first)[first[0]].startswith("d")
+            with reader.reading(), reader.reading():  # one question's reads, nested
+                first = reader.search_ids(query(1), 1)[0].tolist()
+                assert reader.passage_texts(first)[first[0]].startswith("Title d")
+                assert reader.passage_docs(first)[first[0]].startswith("d")
             with where.writer() as writer:
                 late = record("late", 2)
                 late = DocumentRecord(**{**late.__dict__, "title": "A later title"})

@@ -136,3 +136,41 @@ def test_each_generation_gets_its_own_pass(tmp_path: Path):
         assert store.passages_by_id(found.tolist())[int(found[0])].doc_id == "new"
         assert scores[0] == pytest.approx(1.0, abs=1e-6)
         assert len(before[0]) == 8
+
+
+def test_one_reading_reads_the_generation_once_and_sees_the_next(tmp_path: Path):
+    """``reading()``: the derived parts are chosen by one meta query for a whole retrieval;
+    after it, a commit made meanwhile is seen."""
+    with LocalStore.open_for_write(tmp_path, INFO, INT8) as writer:
+        for d in range(20):
+            writer.put_document(record(f"d{d}", 10), passages(d, 10), clustered(d, 10))
+        writer.commit()
+        writer.refresh_derived()
+    far = normalise(np.ones((1, INFO.dim))).astype(np.float32)
+    with LocalStore.open(tmp_path, INT8) as reader:
+        statements: list[str] = []
+
+        def read_all() -> None:
+            reader.search_ids(far[0], 8)
+            reader.search_lexical_ids("passage", 8)
+            reader.cosines(far[0], [1, 2])
+            reader.lexicon()
+            reader.passage_docs([1, 2])
+            reader.passage_texts([1, 2])
+
+        read_all()  # loaded once per process: the matrix, the postings, the lexicon...
+        reader._conn.set_trace_callback(statements.append)
+        read_all()
+        assert sum("'generation'" in s for s in statements) == 6  # each part asks
+        statements.clear()
+        with reader.reading(), reader.reading():  # nested: the outer one holds it
+            for _ in range(3):
+                read_all()
+        assert sum("'generation'" in s for s in statements) == 1
+        with LocalStore.open_for_write(tmp_path, INFO, INT8) as writer:
+            writer.put_document(record("new", 1), passages(99, 1), far)
+            writer.commit()
+            writer.refresh_derived()
+        with reader.reading():
+            found = reader.search_ids(far[0], 1)[0].tolist()
+            assert reader.passage_docs(found) == {found[0]: "new"}

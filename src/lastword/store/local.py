@@ -117,6 +117,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._postings_generation = -1
         self._stemmer = bm25.Stemmer()
         self._postings_lock = threading.Lock()
+        self._reading = threading.local()  # the generation pinned by ``reading``, per thread
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -204,7 +205,20 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
 
     # ----------------------------------------------------------------- meta
     def _generation(self) -> int:
-        return int(self._meta("generation") or 0)
+        pinned = getattr(self._reading, "generation", None)
+        return pinned if pinned is not None else int(self._meta("generation") or 0)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """One question's reads (``Store.reading``): the generation read once, in this thread."""
+        if getattr(self._reading, "generation", None) is not None:
+            yield  # nested: the outer one holds it
+            return
+        self._reading.generation = int(self._meta("generation") or 0)
+        try:
+            yield
+        finally:
+            self._reading.generation = None
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
