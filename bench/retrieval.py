@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import shutil
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests/: the reference path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from bench_indexes import (
     CACHE,
@@ -49,8 +46,9 @@ from lastword.evaluate.retrieval import documents_in_order, score_rankings
 from lastword.ingest import ingest_paths
 from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_fusion
 from lastword.retrieve import HybridTuning, retrieve, tuning_from
-from lastword.settings import IngestSettings, RetrieveSettings, StoreSettings
+from lastword.settings import IngestSettings, RetrieveSettings
 from lastword.store.local import LocalStore
+from retrieval_speed import INT8, WHOLE, int8_pass, latency
 
 DEEP = 300
 
@@ -222,77 +220,6 @@ def merged_index(scifact: Path, pubmedqa: Path, cache: Path) -> Path:
     return target
 
 
-def _percentiles(values: list[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
-
-def latency(
-    index: Path,
-    embedder,
-    questions: list[str],
-    tuning: HybridTuning,
-    settings: StoreSettings | None = None,
-    modes: tuple[str, ...] = ("dense", "lexical", "hybrid", "product"),
-) -> None:
-    """p50/p99 of the retrieval step, wall clock and this thread's CPU time, with the load.
-
-    BLAS runs on one thread (``threadpoolctl``; the store limits it too): on this shared 2-core
-    machine a multi-threaded pool stalls a matrix-vector product by 7-9 ms. CPU time is what
-    the step costs whatever the other processes do; wall time is what a user waits here.
-    """
-    vectors = dict(zip(questions, embedder.embed_queries(questions), strict=True))
-
-    class Cached:  # the question is embedded already: time the retrieval step alone
-        def embed_queries(self, texts):
-            return [vectors[t] for t in texts]
-
-    settings = settings or StoreSettings()
-    with threadpool_limits(limits=1, user_api="blas"), LocalStore.open(index, settings) as store:
-        passages = store.info().passages
-        first = "int8 pass" if passages >= settings.int8_min_passages else "whole product"
-        started = time.perf_counter()
-        store.search_ids(vectors[questions[0]], 1)  # the matrix (and the int8 pass) loaded
-        print(
-            f"  {passages:6,} passages  dense search by {first}; first search "
-            f"{(time.perf_counter() - started) * 1000:.0f} ms (loads the matrix, builds the pass)"
-        )
-        started = time.perf_counter()
-        store.search_lexical_ids(questions[0], 1)  # the postings: loaded, or built and saved
-        print(
-            f"  {passages:6,} passages  lexical postings ready in "
-            f"{(time.perf_counter() - started) * 1000:.0f} ms (first lexical search)"
-        )
-        for name in modes:
-            # "product": hybrid as the pipeline asks for it, evidence kinds and gate context
-            mode = "hybrid" if name == "product" else name
-            extra = {"kinds": EVIDENCE, "context": True} if name == "product" else {}
-            for question in questions[:3]:
-                retrieve(question, Cached(), store, 8, mode=mode, tuning=tuning, **extra)
-            wall, cpu, stages = [], [], {}
-            load = os.getloadavg()[0]
-            for question in questions:
-                started, used = time.perf_counter(), time.thread_time()
-                found = retrieve(question, Cached(), store, 8, mode=mode, tuning=tuning, **extra)
-                cpu.append((time.thread_time() - used) * 1000)
-                wall.append((time.perf_counter() - started) * 1000)
-                for stage, ms in found.stages_ms.items():
-                    stages.setdefault(stage, []).append(ms)
-            load = (load + os.getloadavg()[0]) / 2
-            (w50, w99), (c50, c99) = _percentiles(wall), _percentiles(cpu)
-            print(
-                f"  {passages:6,} passages  {name:8} wall p50 {w50:6.2f} ms  p99 {w99:6.2f} ms  "
-                f"CPU p50 {c50:6.2f} ms  p99 {c99:6.2f} ms  load {load:4.1f}  "
-                f"({len(wall)} questions)"
-            )
-            print(
-                "      stage p50 (wall): "
-                + ", ".join(f"{s} {statistics.median(v):.2f}" for s, v in stages.items())
-            )
-        if store.int8_counts["proved"] or store.int8_counts["whole"]:
-            print(f"      int8 pass: {store.int8_counts}")
-
-
 def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
     """The shipped hybrid on SciFact dev (nDCG@10 must stay 0.751), the in-memory BM25 against
     the FTS5 query it replaces, and the latency at ~3k and ~13k passages."""
@@ -353,28 +280,6 @@ def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
         print(" the int8 first pass:")
         latency(index, embedder, questions, shipped, INT8)
     return 0
-
-
-WHOLE = StoreSettings(int8_min_passages=10**9)
-EVIDENCE = RetrieveSettings().evidence_kinds
-INT8 = StoreSettings(int8_min_passages=1)
-
-
-def int8_pass(index: Path, embedder, claims: list[str]) -> None:
-    """The int8 pass against the whole product, for the dense top k the product asks for."""
-    vectors = embedder.embed_queries(claims)
-    with LocalStore.open(index, INT8) as fast, LocalStore.open(index, WHOLE) as whole:
-        passages = whole.info().passages
-        for k in (8, 50, 100, 400):
-            differ = 0
-            for vector in vectors:
-                a, b = fast.search_ids(vector, k), whole.search_ids(vector, k)
-                differ += (a[0].tolist(), a[1].tolist()) != (b[0].tolist(), b[1].tolist())
-            print(
-                f"  {passages:,} passages, dense top {k}: int8 pass vs the whole product: "
-                f"{differ} of {len(claims)} claims differ (ids, order or score)"
-            )
-        print(f"  int8 pass: {fast.int8_counts} (proved: its pool held the top k)")
 
 
 class RandomVectors:

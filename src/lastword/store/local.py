@@ -205,20 +205,8 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
 
     # ----------------------------------------------------------------- meta
     def _generation(self) -> int:
-        pinned = getattr(self._reading, "generation", None)
+        pinned = getattr(self._reading, "generation", None)  # inside ``reading()``
         return pinned if pinned is not None else int(self._meta("generation") or 0)
-
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[None]:
-        """One question's reads (``Store.reading``): the generation read once, in this thread."""
-        if getattr(self._reading, "generation", None) is not None:
-            yield  # nested: the outer one holds it
-            return
-        self._reading.generation = int(self._meta("generation") or 0)
-        try:
-            yield
-        finally:
-            self._reading.generation = None
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

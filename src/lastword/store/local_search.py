@@ -13,8 +13,10 @@ would cut differently, it runs the FTS5 query itself (``store/lexical.py``).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Collection, Sequence
+import threading
+from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -51,6 +53,9 @@ class LocalSearch(HitsFromIds):
     int8_counts: dict[str, int]
     _titles: tuple[int, dict[str, str]] | None  # (generation, doc_id -> title)
     _docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None  # _doc_table's
+    _reading: threading.local  # the generation pinned by ``reading``, per thread
+
+    def _meta(self, key: str) -> str | None: ...
 
     # provided by LocalStore / DerivedFiles (which come first in its bases)
     def _load_matrix(self) -> tuple[np.ndarray, np.ndarray]: ...
@@ -72,6 +77,18 @@ class LocalSearch(HitsFromIds):
         exclude_doc_ids: Collection[str],
         kinds: Collection[str] | None,
     ) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """One question's reads (``Store.reading``): the generation read once, in this thread."""
+        if getattr(self._reading, "generation", None) is not None:
+            yield  # nested: the outer one holds it
+            return
+        self._reading.generation = int(self._meta("generation") or 0)
+        try:
+            yield
+        finally:
+            self._reading.generation = None
 
     # ----------------------------------------------------------------- dense
     def search_ids(
