@@ -48,7 +48,7 @@ from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion,
 from lastword.retrieve import HybridTuning, retrieve, tuning_from
 from lastword.settings import IngestSettings, RetrieveSettings
 from lastword.store.local import LocalStore
-from retrieval_speed import INT8, WHOLE, int8_pass, latency
+from retrieval_speed import INT8, WHOLE, int8_pass, latency, paired
 
 DEEP = 300
 
@@ -274,6 +274,9 @@ def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
     merged = merged_index(scifact, pubmedqa, args.cache)
     int8_pass(merged, embedder, [c["claim"] for c in dev_claims])
     questions = [c["claim"] for c in dev_claims][:200]
+    print("Paired, question by question (the two paths alternate; busy shared machine):")
+    for index in (pubmedqa, merged):
+        paired(index, embedder, questions, shipped)
     for index in (pubmedqa, merged):
         print(" the whole float32 product:")
         latency(index, embedder, questions, shipped, WHOLE, ("dense", "hybrid", "product"))

@@ -108,3 +108,50 @@ def latency(
             )
         if store.int8_counts["proved"] or store.int8_counts["whole"]:
             print(f"      int8 pass: {store.int8_counts}")
+
+
+def paired(index: Path, embedder, questions: list[str], tuning: HybridTuning) -> None:
+    """The whole product and the int8 pass on the same questions, alternating question by
+    question (two readers of one index, both warm), so that the machine's load drifts alike
+    for both: p50 of each one's CPU and wall time, and of the per-question difference."""
+    vectors = dict(zip(questions, embedder.embed_queries(questions), strict=True))
+
+    class Cached:
+        def embed_queries(self, texts):
+            return [vectors[t] for t in texts]
+
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        LocalStore.open(index, WHOLE) as whole,
+        LocalStore.open(index, INT8) as fast,
+    ):
+        passages = whole.info().passages
+        for name in ("hybrid", "product"):
+            extra = {"kinds": EVIDENCE, "context": True} if name == "product" else {}
+            times: dict[str, tuple[list[float], list[float]]] = {
+                "whole": ([], []),
+                "int8": ([], []),
+            }
+            load = os.getloadavg()[0]
+            for rounds in range(2):  # the first round warms both
+                for question in questions:
+                    for label, store in (("whole", whole), ("int8", fast)):
+                        started, used = time.perf_counter(), time.thread_time()
+                        found = retrieve(
+                            question, Cached(), store, 8, mode="hybrid", tuning=tuning, **extra
+                        )
+                        assert found.passages
+                        if rounds:
+                            times[label][0].append((time.perf_counter() - started) * 1000)
+                            times[label][1].append((time.thread_time() - used) * 1000)
+            load = (load + os.getloadavg()[0]) / 2
+            saved = [a - b for a, b in zip(times["whole"][1], times["int8"][1], strict=True)]
+            print(
+                f"  {passages:6,} passages  {name:7} paired, {len(questions)} questions, load "
+                f"{load:4.1f}: whole product wall / CPU p50 "
+                f"{statistics.median(times['whole'][0]):5.2f} / "
+                f"{statistics.median(times['whole'][1]):5.2f} ms; int8 pass "
+                f"{statistics.median(times['int8'][0]):5.2f} / "
+                f"{statistics.median(times['int8'][1]):5.2f} ms; CPU saved per question p50 "
+                f"{statistics.median(saved):5.2f} ms"
+            )
