@@ -93,6 +93,8 @@ def test_filters_match_the_whole_product(index: Path):
                 want = exact.search_ids(query, 30, **where)
                 assert (got[0].tolist(), got[1].tolist()) == (want[0].tolist(), want[1].tolist())
         assert fast.int8_counts["proved"] >= 60
+        kept = fast._kind_codes[2][frozenset({"abstract"})]  # asked once, kept for the next
+        assert not kept.flags.writeable and kept is fast._kind_mask({"abstract"}, None)
 
 
 def test_what_the_pool_cannot_prove_the_whole_product_answers(index: Path):
