@@ -176,3 +176,18 @@ def test_one_reading_reads_the_generation_once_and_sees_the_next(tmp_path: Path)
         with reader.reading():
             found = reader.search_ids(far[0], 1)[0].tolist()
             assert reader.passage_docs(found) == {found[0]: "new"}
+
+
+def test_cosines_are_each_rows_own_dot_product(index: Path):
+    """``cosines`` (one vecdot call on numpy 2) gives each row's own ``dot``, to the bit: the
+    lexical-only candidates' cosines the fusion sums."""
+    with LocalStore.open(index, INT8) as store:
+        matrix, ids = store._load_matrix()
+        rng = np.random.default_rng(8)
+        for seed in range(30):
+            query = clustered(6000 + seed, 1)[0]
+            rows = rng.choice(len(ids), 60, replace=False)
+            wanted = [*ids[rows].tolist(), 10**9]  # and one that is not there
+            expected = {int(ids[r]): float(np.asarray(matrix)[r].dot(query)) for r in rows}
+            assert store.cosines(query, wanted) == expected
+        assert store.cosines(clustered(1, 1)[0], []) == {}
