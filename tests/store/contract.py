@@ -392,6 +392,22 @@ class StoreContract:
             assert store.passage_docs([*ids, 10**9]) == {pid: p.doc_id for pid, p in full.items()}
             assert store.passage_texts([]) == {} and store.passage_docs([]) == {}
 
+    def test_passages_read_inside_one_reading_are_the_same(self, filled):
+        """Inside ``reading`` the local store keeps the rows ``passage_texts`` read and builds
+        ``passages_by_id`` from them: the same passages, every field, as outside."""
+        where, _ = filled
+        with where.reader() as reader:
+            ids = reader.search_ids(query(5), 12)[0].tolist()
+            outside = reader.passages_by_id(ids)
+            with reader.reading():
+                texts = reader.passage_texts(ids)
+                inside = reader.passages_by_id(ids[:5])
+                beyond = reader.passages_by_id([*ids[:2], 10**9])  # one not read: asked again
+            assert inside == {pid: outside[pid] for pid in ids[:5]}
+            assert beyond == {pid: outside[pid] for pid in ids[:2]}
+            assert texts == {pid: f"{p.title}\n{p.text}" for pid, p in outside.items()}
+            assert [inside[p].metadata for p in ids[:5]] == [outside[p].metadata for p in ids[:5]]
+
     def test_passage_texts_follow_new_documents(self, filled):
         """A reader that has read titles and documents (inside ``reading``) sees a document
         committed after, with its title; a writer sees its own batch's before committing."""

@@ -33,7 +33,6 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store import bm25, check, int8, lexical
 from lastword.store.derived import DerivedFiles
@@ -401,34 +400,6 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
                 )
             ]
         return np.array(sorted(found), dtype=np.int64)
-
-    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
-        if not passage_ids:
-            return {}
-        marks = ",".join("?" * len(passage_ids))
-        rows = self._conn.execute(
-            "SELECT p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, "
-            f"p.text, d.metadata, p.kind, p.flags FROM passages p JOIN documents d USING (doc_id) "
-            f"WHERE p.id IN ({marks})",
-            list(passage_ids),
-        ).fetchall()
-        # Rows come from our own schema: construct without re-validating (a third of a search).
-        return {
-            row["id"]: Passage.model_construct(
-                passage_id=row["id"],
-                doc_id=row["doc_id"],
-                title=row["title"],
-                page=row["page"],
-                position=row["position"],
-                char_start=row["char_start"],
-                char_end=row["char_end"],
-                text=row["text"],
-                metadata=json.loads(row["metadata"]),
-                kind=row["kind"],
-                flags=tuple(json.loads(row["flags"])),
-            )
-            for row in rows
-        }
 
     def document_text(self, doc_id: str) -> str:
         rows = self._conn.execute(

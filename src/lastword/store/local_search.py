@@ -14,6 +14,7 @@ would cut differently, it runs the FTS5 query itself (``store/lexical.py``).
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -52,7 +53,7 @@ class LocalSearch(HitsFromIds):
     settings: StoreSettings
     _int8: tuple[np.ndarray, int8.Int8Pass] | None
     int8_counts: dict[str, int]
-    _titles: tuple[int, dict[str, str]] | None  # (generation, doc_id -> title)
+    _titles: tuple[int, dict[str, tuple[str, str]]] | None  # generation, doc -> title, metadata
     _docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None  # _doc_table's
     _reading: threading.local  # the generation pinned by ``reading``, per thread
 
@@ -69,8 +70,6 @@ class LocalSearch(HitsFromIds):
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray: ...
 
-    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]: ...
-
     def _lexical_search(
         self,
         text: str,
@@ -86,10 +85,11 @@ class LocalSearch(HitsFromIds):
             yield  # nested: the outer one holds it
             return
         self._reading.generation = int(self._meta("generation") or 0)
+        self._reading.rows = {}  # passage rows ``passage_texts`` read, for ``passages_by_id``
         try:
             yield
         finally:
-            self._reading.generation = None
+            self._reading.generation = self._reading.rows = None
 
     # ----------------------------------------------------------------- dense
     def search_ids(
@@ -221,21 +221,44 @@ class LocalSearch(HitsFromIds):
         wanted = [int(p) for p in passage_ids]
         generation = self._generation()
         if self._titles is None or self._titles[0] != generation:
-            titles = dict(self._conn.execute("SELECT doc_id, title FROM documents").fetchall())
-            self._titles = (generation, titles)
+            rows = self._conn.execute("SELECT doc_id, title, metadata FROM documents")
+            self._titles = (generation, {doc: (title, meta) for doc, title, meta in rows})
         titles = self._titles[1]
-        # Without the join (a third faster): the titles of this generation are held.
+        # Without the join (a third faster): the titles of this generation are held. Inside
+        # ``reading`` the whole rows are kept, so the passages returned need no second query.
         rows = self._conn.execute(
-            f"SELECT id, doc_id, text FROM passages WHERE id IN ({marks})", wanted
+            f"SELECT id, doc_id, text, {_ROW} FROM passages WHERE id IN ({marks})", wanted
         ).fetchall()
         if not self._conn.in_transaction and all(row[1] in titles for row in rows):
-            return {row[0]: f"{titles[row[1]]}\n{row[2]}" for row in rows}
+            kept = getattr(self._reading, "rows", None)
+            if kept is not None:
+                kept.update((row[0], tuple(row)) for row in rows)
+            return {row[0]: f"{titles[row[1]][0]}\n{row[2]}" for row in rows}
         rows = self._conn.execute(  # inside a writer's open batch: the titles as they are now
             "SELECT p.id, d.title, p.text FROM passages p JOIN documents d USING (doc_id) "
             f"WHERE p.id IN ({marks})",
             wanted,
         ).fetchall()
         return {row[0]: f"{row[1]}\n{row[2]}" for row in rows}
+
+    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
+        if not passage_ids:
+            return {}
+        kept = getattr(self._reading, "rows", None)
+        if kept and self._titles is not None and all(pid in kept for pid in passage_ids):
+            titles = self._titles[1]  # read by the same ``passage_texts`` as the rows
+            return {
+                pid: _passage(pid, row[1], titles[row[1]][0], row[2], titles[row[1]][1], row[3:])
+                for pid in passage_ids
+                for row in (kept[pid],)
+            }
+        marks = ",".join("?" * len(passage_ids))
+        rows = self._conn.execute(
+            f"SELECT p.id, p.doc_id, d.title, p.text, d.metadata, {_ROW_P} FROM passages p "
+            f"JOIN documents d USING (doc_id) WHERE p.id IN ({marks})",
+            list(passage_ids),
+        ).fetchall()
+        return {row[0]: _passage(*tuple(row)[:5], tuple(row)[5:]) for row in rows}
 
     def passage_docs(self, passage_ids: Sequence[int]) -> dict[int, str]:
         """The document id of each of these passages."""
@@ -259,3 +282,27 @@ class LocalSearch(HitsFromIds):
             [int(p) for p in passage_ids],
         ).fetchall()
         return {row[0]: row[1] for row in rows}
+
+
+#: the passage columns a ``Passage`` needs besides id, document, title, text and metadata
+_ROW = "page, position, char_start, char_end, kind, flags"
+_ROW_P = "p.page, p.position, p.char_start, p.char_end, p.kind, p.flags"
+
+
+def _passage(pid: int, doc_id: str, title: str, text: str, metadata: str, rest) -> Passage:
+    """A stored row as a Passage: from our own schema, so constructed without re-validating
+    (a third of a search)."""
+    page, position, char_start, char_end, kind, flags = rest
+    return Passage.model_construct(
+        passage_id=pid,
+        doc_id=doc_id,
+        title=title,
+        page=page,
+        position=position,
+        char_start=char_start,
+        char_end=char_end,
+        text=text,
+        metadata=json.loads(metadata),
+        kind=kind,
+        flags=tuple(json.loads(flags)),
+    )
