@@ -454,10 +454,6 @@ class PostgresStore(PostgresExtras, PostgresSearch):
     def document_sources(self) -> dict[str, str]:
         return dict(self._fetch(f"SELECT doc_id, source FROM {self._t('documents')}"))
 
-    def reading(self) -> contextlib.AbstractContextManager[None]:
-        """One question's reads (``Store.reading``): every search asks the server anyway."""
-        return contextlib.nullcontext()
-
     # ----------------------------------------------------------------- closing
     def close(self) -> None:
         with self._connections_lock:

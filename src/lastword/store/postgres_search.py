@@ -9,6 +9,7 @@ schema-qualified table names (``_t``) and the embedder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -50,6 +51,10 @@ def _filters(
 
 class PostgresSearch(HitsFromIds):
     """Mixed into ``PostgresStore`` (after its own methods and ``PostgresExtras``)."""
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """One question's reads (``Store.reading``): every search asks the server anyway."""
+        return contextlib.nullcontext()
 
     def _t(self, name: str) -> str: ...  # provided by PostgresStore
 
