@@ -52,10 +52,6 @@ def _filters(
 class PostgresSearch(HitsFromIds):
     """Mixed into ``PostgresStore`` (after its own methods and ``PostgresExtras``)."""
 
-    def reading(self) -> contextlib.AbstractContextManager[None]:
-        """One question's reads (``Store.reading``): every search asks the server anyway."""
-        return contextlib.nullcontext()
-
     def _t(self, name: str) -> str: ...  # provided by PostgresStore
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]: ...
@@ -172,3 +168,7 @@ class PostgresSearch(HitsFromIds):
             )
             for row in rows
         }
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """One question's reads (``Store.reading``): every search asks the server anyway."""
+        return contextlib.nullcontext()
