@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import shutil
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests/: the reference path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from bench_indexes import (
     CACHE,
@@ -51,6 +48,7 @@ from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion,
 from lastword.retrieve import HybridTuning, retrieve, tuning_from
 from lastword.settings import IngestSettings, RetrieveSettings
 from lastword.store.local import LocalStore
+from retrieval_speed import INT8, WHOLE, int8_pass, latency, paired
 
 DEEP = 300
 
@@ -222,57 +220,6 @@ def merged_index(scifact: Path, pubmedqa: Path, cache: Path) -> Path:
     return target
 
 
-def _percentiles(values: list[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
-
-def latency(index: Path, embedder, questions: list[str], tuning: HybridTuning) -> None:
-    """p50/p99 of the retrieval step, wall clock and this thread's CPU time, with the load.
-
-    BLAS runs on one thread (``threadpoolctl``; the store limits it too): on this shared 2-core
-    machine a multi-threaded pool stalls a matrix-vector product by 7-9 ms. CPU time is what
-    the step costs whatever the other processes do; wall time is what a user waits here.
-    """
-    vectors = dict(zip(questions, embedder.embed_queries(questions), strict=True))
-
-    class Cached:  # the question is embedded already: time the retrieval step alone
-        def embed_queries(self, texts):
-            return [vectors[t] for t in texts]
-
-    with threadpool_limits(limits=1, user_api="blas"), LocalStore.open(index) as store:
-        passages = store.info().passages
-        started = time.perf_counter()
-        store.search_lexical_ids(questions[0], 1)  # the postings: loaded, or built and saved
-        print(
-            f"  {passages:6,} passages  lexical postings ready in "
-            f"{(time.perf_counter() - started) * 1000:.0f} ms (first lexical search)"
-        )
-        for mode in ("dense", "lexical", "hybrid"):
-            for question in questions[:3]:
-                retrieve(question, Cached(), store, 8, mode=mode, tuning=tuning)  # warm
-            wall, cpu, stages = [], [], {}
-            load = os.getloadavg()[0]
-            for question in questions:
-                started, used = time.perf_counter(), time.thread_time()
-                found = retrieve(question, Cached(), store, 8, mode=mode, tuning=tuning)
-                cpu.append((time.thread_time() - used) * 1000)
-                wall.append((time.perf_counter() - started) * 1000)
-                for stage, ms in found.stages_ms.items():
-                    stages.setdefault(stage, []).append(ms)
-            load = (load + os.getloadavg()[0]) / 2
-            (w50, w99), (c50, c99) = _percentiles(wall), _percentiles(cpu)
-            print(
-                f"  {passages:6,} passages  {mode:8} wall p50 {w50:6.2f} ms  p99 {w99:6.2f} ms  "
-                f"CPU p50 {c50:6.2f} ms  p99 {c99:6.2f} ms  load {load:4.1f}  "
-                f"({len(wall)} questions)"
-            )
-            print(
-                "      stage p50 (wall): "
-                + ", ".join(f"{s} {statistics.median(v):.2f}" for s, v in stages.items())
-            )
-
-
 def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
     """The shipped hybrid on SciFact dev (nDCG@10 must stay 0.751), the in-memory BM25 against
     the FTS5 query it replaces, and the latency at ~3k and ~13k passages."""
@@ -311,20 +258,30 @@ def speed(args: argparse.Namespace, embedder, dev_claims: list[dict]) -> int:
             ]
             for t in texts
         ]
-        store._lexical_search = lambda *args: None  # the FTS5 query, as before
-        old = [
-            [(p.passage_id, s) for p, s in old_hybrid(t, v, store, 100, shipped)]
-            for t, v in zip(texts, vectors, strict=True)
-        ]
+        with LocalStore.open(scifact, WHOLE) as whole:
+            whole._lexical_search = lambda *args: None  # the FTS5 query, as before
+            old = [
+                [(p.passage_id, s) for p, s in old_hybrid(t, v, whole, 100, shipped)]
+                for t, v in zip(texts, vectors, strict=True)
+            ]
         differ = sum(a != b for a, b in zip(new, old, strict=True))
         print(
-            f"  hybrid top 100, this path vs stop 19's (FTS5 row by row, whole passages): "
-            f"{differ} of {len(texts)} claims differ (ids, order or cosine)"
+            f"  hybrid top 100, this path (int8 pass: {store.int8_counts}) vs stop 19's (whole "
+            f"product, FTS5 row by row, whole passages): {differ} of {len(texts)} claims differ "
+            "(ids, order or cosine)"
         )
     print("Retrieval step latency (question embedded beforehand; busy shared 2-core machine):")
+    merged = merged_index(scifact, pubmedqa, args.cache)
+    int8_pass(merged, embedder, [c["claim"] for c in dev_claims])
     questions = [c["claim"] for c in dev_claims][:200]
-    latency(pubmedqa, embedder, questions, shipped)
-    latency(merged_index(scifact, pubmedqa, args.cache), embedder, questions, shipped)
+    print("Paired, question by question (the two paths alternate; busy shared machine):")
+    for index in (pubmedqa, merged):
+        paired(index, embedder, questions, shipped)
+    for index in (pubmedqa, merged):
+        print(" the whole float32 product:")
+        latency(index, embedder, questions, shipped, WHOLE, ("dense", "hybrid", "product"))
+        print(" the int8 first pass:")
+        latency(index, embedder, questions, shipped, INT8)
     return 0
 
 

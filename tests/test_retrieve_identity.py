@@ -18,6 +18,7 @@ import pytest
 from lastword.rank import (
     RerankWeights,
     TermWeights,
+    present_in_each,
     present_terms,
     proximity,
     rrf,
@@ -27,7 +28,7 @@ from lastword.rank import (
     zscore_order,
 )
 from lastword.retrieve import RERANK, HybridTuning, retrieve, tuning_from
-from lastword.settings import RetrieveSettings
+from lastword.settings import RetrieveSettings, StoreSettings
 from lastword.store.local import LocalStore
 from lastword.terms import TOKEN
 
@@ -126,6 +127,33 @@ def test_hybrid_ranks_exactly_as_the_old_path(scifact, minilm, name):
     assert not docs & {p.doc_id for p in found.passages}
 
 
+def test_the_int8_first_pass_ranks_exactly_as_the_whole_product(scifact, minilm):
+    """The store's int8 pass on (store/int8.py) against the old path on the whole product."""
+    store, claims = scifact
+    vectors = minilm.embed_queries(claims)
+    exact = StoreSettings(int8_min_passages=10**9)
+    with (
+        LocalStore.open(store.directory, StoreSettings(int8_min_passages=1)) as fast,
+        LocalStore.open(store.directory, exact) as whole,
+    ):
+        for name in ("shipped", "rrf"):
+            for claim, vector in zip(claims, vectors, strict=True):
+                found = retrieve(claim, minilm, fast, 8, mode="hybrid", tuning=TUNINGS[name])
+                old = old_hybrid(claim, vector, whole, 8, TUNINGS[name])
+                assert [(p.passage_id, p.score) for p in found.passages] == [
+                    (p.passage_id, s) for p, s in old
+                ]
+        for claim, vector in zip(claims, vectors, strict=True):
+            found = retrieve(claim, minilm, fast, 8, mode="dense", context=True)
+            dense = whole.search(vector, 50)
+            assert [p.passage_id for p in found.passages] == [
+                h.passage.passage_id for h in dense[:8]
+            ]
+            assert found.background == tuple(h.score for h in dense[8:50])
+        assert fast.int8_counts["proved"] >= 3 * len(claims)
+        assert fast.int8_counts["whole"] == 0
+
+
 def test_context_and_other_modes_keep_their_results(scifact, minilm):
     store, claims = scifact
     for claim in claims[:10]:
@@ -157,6 +185,20 @@ def test_present_terms_is_term_coverage_over_every_word():
         tokens = set(TOKEN.findall(text.lower()))
         assert present_terms(weights)(text) == {t for t in weights.weights if t in tokens}
     assert present_terms(TermWeights({}))("anything") == set()
+
+
+def test_present_in_each_is_present_terms_of_each_text():
+    """The one scan over the joined texts agrees with looking in each text alone."""
+    rng = random.Random(11)
+    alphabet = "ab-' 0\n.Aé/İΣ"
+    words = ["ab", "a", "b", "a-b", "ab'a", "0", "b0", "a-'b", "ba", "σ"]
+    for _ in range(3000):
+        texts = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+            for _ in range(rng.randint(0, 6))
+        ]
+        weights = TermWeights({t: rng.random() for t in rng.sample(words, 4)})
+        assert present_in_each(weights, texts) == [present_terms(weights)(t) for t in texts]
 
 
 def test_zscore_over_arrays_is_zscore_over_dicts_to_the_bit():

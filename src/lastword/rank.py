@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -177,6 +178,36 @@ def present_terms(weights: TermWeights) -> Callable[[str], set[str]]:
     return find
 
 
+def present_in_each(weights: TermWeights, texts: Sequence[str]) -> list[set[str]]:
+    """``present_terms`` of each text, in one scan of all of them: the lowered texts joined by
+    a newline (a character outside every ``TOKEN`` word, as a text's own ends are), each term
+    looked for once along the whole, skipping to the next text when one text holds it."""
+    lowered = [text.lower() for text in texts]
+    starts = [0]
+    for low in lowered:
+        starts.append(starts[-1] + len(low) + 1)
+    low = "\n".join(lowered)
+    end = len(low)
+    found: list[set[str]] = [set() for _ in texts]
+    for word in weights.weights:
+        at = low.find(word)
+        while at >= 0:
+            left = at - 1
+            while left >= 0 and low[left] in _JOINERS:
+                left -= 1
+            if left < 0 or low[left] not in _ALNUM:
+                right = at + len(word)
+                while right < end and low[right] in _JOINERS:
+                    right += 1
+                if right >= end or low[right] not in _ALNUM:
+                    index = bisect_right(starts, at) - 1
+                    found[index].add(word)
+                    at = low.find(word, starts[index + 1])  # the next text
+                    continue
+            at = low.find(word, at + 1)
+    return found
+
+
 _JOINERS = frozenset("-'")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -189,13 +220,14 @@ def rerank(
 ) -> list[tuple[int, float]]:
     """Re-score (passage id, fused score in 0..1) with the local signals; best first."""
     scored = []
-    find = present_terms(weights)
-    for pid, score in fused:
-        if tuning.proximity:
+    if tuning.proximity:
+        for pid, score in fused:
             tokens = TOKEN.findall(texts[pid].lower())
             extra = tuning.coverage * term_coverage(weights, tokens)
             extra += tuning.proximity * proximity(weights, tokens)
-        else:  # coverage alone needs which terms are there, not every word
-            extra = tuning.coverage * term_coverage(weights, find(texts[pid]))
-        scored.append((pid, score + extra))
+            scored.append((pid, score + extra))
+    else:  # coverage alone needs which terms are there, not every word
+        present = present_in_each(weights, [texts[pid] for pid, _ in fused])
+        for (pid, score), terms_in in zip(fused, present, strict=True):
+            scored.append((pid, score + tuning.coverage * term_coverage(weights, terms_in)))
     return sorted(scored, key=lambda item: -item[1])

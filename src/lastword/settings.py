@@ -100,6 +100,13 @@ class StoreSettings(Section):
         ge=1,
         description="Local store: from this many passages on, search approximately (`ann`).",
     )
+    int8_min_passages: int = Field(
+        8_000,
+        ge=1,
+        description="Local store: from this many passages on (below `ann_min_passages`), exact "
+        "search scores an int8 copy of the matrix first, then the best rows exactly, with a "
+        "proof that the top k is the whole product's (else it runs the whole product).",
+    )
     ann: Literal["hnsw", "ivf"] = Field(
         "hnsw",
         description="Local approximate search: hnsw (a graph, hnswlib) or ivf (inverted lists: "

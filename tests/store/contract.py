@@ -392,6 +392,50 @@ class StoreContract:
             assert store.passage_docs([*ids, 10**9]) == {pid: p.doc_id for pid, p in full.items()}
             assert store.passage_texts([]) == {} and store.passage_docs([]) == {}
 
+    def test_passages_read_inside_one_reading_are_the_same(self, filled):
+        """Inside ``reading`` the local store keeps the rows ``passage_texts`` read and builds
+        ``passages_by_id`` from them: the same passages, every field, as outside."""
+        where, _ = filled
+        with where.reader() as reader:
+            ids = reader.search_ids(query(5), 12)[0].tolist()
+            outside = reader.passages_by_id(ids)
+            with reader.reading():
+                texts = reader.passage_texts(ids)
+                inside = reader.passages_by_id(ids[:5])
+                beyond = reader.passages_by_id([*ids[:2], 10**9])  # one not read: asked again
+            assert inside == {pid: outside[pid] for pid in ids[:5]}
+            assert beyond == {pid: outside[pid] for pid in ids[:2]}
+            assert texts == {pid: f"{p.title}\n{p.text}" for pid, p in outside.items()}
+            assert [inside[p].metadata for p in ids[:5]] == [outside[p].metadata for p in ids[:5]]
+
+    def test_passage_texts_follow_new_documents(self, filled):
+        """A reader that has read titles and documents (inside ``reading``) sees a document
+        committed after, with its title; a writer sees its own batch's before committing."""
+        where, _ = filled
+        with where.reader() as reader:
+            with reader.reading(), reader.reading():  # one question's reads, nested
+                first = reader.search_ids(query(1), 1)[0].tolist()
+                assert reader.passage_texts(first)[first[0]].startswith("Title d")
+                assert reader.passage_docs(first)[first[0]].startswith("d")
+            with where.writer() as writer:
+                late = record("late", 2)
+                late = DocumentRecord(**{**late.__dict__, "title": "A later title"})
+                rows = [NewPassage(None, i, 0, 20, f"zyxlate passage {i}") for i in range(2)]
+                writer.put_document(late, rows, vectors(90, 2))
+                ids = writer.search_lexical_ids("zyxlate", 5)[0].tolist()
+                assert len(ids) == 2
+                assert {t.split("\n")[0] for t in writer.passage_texts(ids).values()} == {
+                    "A later title"
+                }
+                assert writer.passage_docs(ids) == dict.fromkeys(ids, "late")
+                writer.commit()
+            texts = reader.passage_texts(ids)
+            assert {t.split("\n")[0] for t in texts.values()} == {"A later title"}
+            assert reader.passage_docs([*ids, *first, 10**9]) == {
+                **dict.fromkeys(ids, "late"),
+                first[0]: reader.passages_by_id(first)[first[0]].doc_id,
+            }
+
     def test_lexical_search(self, where: Where):
         texts = {
             "brca": ["BRCA1/2 carriers had more IL-6 at 2.5 mg/kg.", "Follow-up lasted 5 years."],

@@ -25,6 +25,15 @@ class TestLocalStoreApproximate(StoreContract):
         return Where(settings, tmp_path / "index")
 
 
+class TestLocalStoreInt8(StoreContract):
+    """The same contract with the int8 first pass on from the first passage (store/int8.py):
+    results must equal brute force, the pass proving its pool or the whole product answering."""
+
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        return Where(StoreSettings(int8_min_passages=1), tmp_path / "index")
+
+
 class TestLocalStoreInvertedLists(StoreContract):
     """The same contract with inverted lists (IVF) on from the first passage (every cell
     probed at this size, so results must equal brute force; partial probing: test_ivf.py)."""

@@ -47,7 +47,8 @@ class DerivedFiles:
     _lexicon_generation: int
     _graph: object | None
     _graph_generation: int
-    _kind_codes: tuple[np.ndarray, dict[str, int]] | None
+    #: each row's kind as a code, the codes by name, and the whole-matrix masks asked for so far
+    _kind_codes: tuple[np.ndarray, dict[str, int], dict[frozenset[str], np.ndarray]] | None
     _kind_generation: int
     _postings: object | None
     _postings_generation: int
@@ -275,16 +276,22 @@ class DerivedFiles:
                 dtype=np.int16,
                 count=len(names),
             )
-            self._kind_codes, self._kind_generation = (codes, table), generation
-        codes, table = self._kind_codes
+            self._kind_codes, self._kind_generation = (codes, table, {}), generation
+        codes, table, masks = self._kind_codes
         if self._ids is not None and len(codes) != len(self._ids):  # a write landed in between
             self._kind_generation = -1
             allowed = self._passage_ids_of_kinds(kinds)
             selected_ids = self._ids if rows is None else self._ids[rows]
             return np.isin(selected_ids, allowed)
+        if rows is None and (mask := masks.get(frozenset(kinds))) is not None:
+            return mask  # every question asks for the same evidence kinds: kept, read-only
         wanted = np.array([table[name] for name in kinds if name in table], dtype=np.int16)
         selected = codes if rows is None else codes[rows]
-        return np.isin(selected, wanted)
+        mask = np.isin(selected, wanted)
+        if rows is None:
+            mask.flags.writeable = False
+            masks[frozenset(kinds)] = mask
+        return mask
 
     def _passage_ids_of_kinds(self, kinds: Collection[str]) -> np.ndarray:
         kinds = list(kinds)

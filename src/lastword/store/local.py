@@ -33,9 +33,8 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.result import Passage
 from lastword.settings import StoreSettings
-from lastword.store import bm25, check, lexical
+from lastword.store import bm25, check, int8, lexical
 from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
@@ -106,12 +105,18 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._lexicon_generation = -1
         self._graph: object | None = None
         self._graph_generation = -1
-        self._kind_codes: tuple[np.ndarray, dict[str, int]] | None = None
+        self._int8: tuple[np.ndarray, int8.Int8Pass] | None = None  # (its matrix, the pass)
+        #: how the int8 pass ended: "proved" (its top k answered) or "whole" (the product did)
+        self.int8_counts = {"proved": 0, "whole": 0}
+        self._titles: tuple[int, dict[str, str]] | None = None
+        self._docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None = None
+        self._kind_codes: tuple[np.ndarray, dict[str, int], dict] | None = None
         self._kind_generation = -1
         self._postings: bm25.Postings | None = None
         self._postings_generation = -1
         self._stemmer = bm25.Stemmer()
         self._postings_lock = threading.Lock()
+        self._reading = threading.local()  # the generation pinned by ``reading``, per thread
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -199,7 +204,8 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
 
     # ----------------------------------------------------------------- meta
     def _generation(self) -> int:
-        return int(self._meta("generation") or 0)
+        pinned = getattr(self._reading, "generation", None)  # inside ``reading()``
+        return pinned if pinned is not None else int(self._meta("generation") or 0)
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -394,34 +400,6 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
                 )
             ]
         return np.array(sorted(found), dtype=np.int64)
-
-    def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
-        if not passage_ids:
-            return {}
-        marks = ",".join("?" * len(passage_ids))
-        rows = self._conn.execute(
-            "SELECT p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, "
-            f"p.text, d.metadata, p.kind, p.flags FROM passages p JOIN documents d USING (doc_id) "
-            f"WHERE p.id IN ({marks})",
-            list(passage_ids),
-        ).fetchall()
-        # Rows come from our own schema: construct without re-validating (a third of a search).
-        return {
-            row["id"]: Passage.model_construct(
-                passage_id=row["id"],
-                doc_id=row["doc_id"],
-                title=row["title"],
-                page=row["page"],
-                position=row["position"],
-                char_start=row["char_start"],
-                char_end=row["char_end"],
-                text=row["text"],
-                metadata=json.loads(row["metadata"]),
-                kind=row["kind"],
-                flags=tuple(json.loads(row["flags"])),
-            )
-            for row in rows
-        }
 
     def document_text(self, doc_id: str) -> str:
         rows = self._conn.execute(

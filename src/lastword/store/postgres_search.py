@@ -9,6 +9,7 @@ schema-qualified table names (``_t``) and the embedder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Collection, Sequence
 from typing import Any
@@ -184,3 +185,7 @@ class PostgresSearch(HitsFromIds):
             )
             for row in rows
         }
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """One question's reads (``Store.reading``): every search asks the server anyway."""
+        return contextlib.nullcontext()

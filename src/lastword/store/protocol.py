@@ -14,6 +14,7 @@ writing accepts writes, and only one writer at a time holds an index.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -162,6 +163,12 @@ class Store(Protocol):
         kinds: Collection[str] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``search_lexical`` as (passage ids int64, scores float64), best first."""
+        ...
+
+    def reading(self) -> AbstractContextManager[None]:
+        """One question's reads: within, the store may decide once which committed generation
+        its in-memory parts describe instead of at every call (the local store: one meta query
+        instead of six). Nothing is locked; rows read by SQL are as fresh as ever."""
         ...
 
     def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
