@@ -69,9 +69,12 @@ def band_line(result: Result) -> Text:
     gate = result.gate
     if gate is not None and gate.signal == "combined":
         token_match = "" if gate.maxsim is None else f", token match {gate.maxsim:.2f}"
+        # the hybrid ranking's model does not weigh the margin (its 8th passage is not the 8th
+        # cosine): show what the score was made of
+        margin = "" if gate.ranking == "hybrid" else f"margin {gate.margin or 0:.3f}, "
         line.append(
             f"  gate score {gate.score:.3f} (top cosine {gate.top_score:.3f}, "
-            f"margin {gate.margin or 0:.3f}, term coverage {gate.coverage or 0:.2f}{token_match})"
+            f"{margin}term coverage {gate.coverage or 0:.2f}{token_match})"
         )
     elif result.top_score is not None:
         line.append(f"  top score {result.top_score:.3f}")
