@@ -278,3 +278,24 @@ def test_a_later_sentence_that_refers_back_is_a_comment_not_the_setting() -> Non
     before = candidates_of(GenerationRequest(question, [passage(1, setting)], "corpus"))
     pairs = neighbour_pairs(profile, before, Coverage.of(profile, before))
     assert [p.members for p in pairs] == [(0, 1)]
+
+
+def test_how_long_a_product_is_asks_a_length_not_a_duration() -> None:
+    def numbers(question: str, sentence: str) -> set[str]:
+        return asked_numbers(Candidate(1, sentence, 0.5), QuestionProfile.of(question))
+
+    amplified = "A 261 bp fragment was amplified in 0.2 mM dNTP over 35 cycles of 30 min (ref. 13)."
+    product = "Which gene region did the PCR amplify, and how long was the product?"
+    assert QuestionProfile.of(product).number_kinds == {"length"}
+    assert numbers(product, amplified) == {"261"}
+    assert numbers("How long did the PCR take?", amplified) == {"30"}
+    assert numbers("How long were the roots?", "Roots were 12.5 cm long after 14 d.") == {"12.5"}
+
+
+def test_a_taxonomic_abbreviation_stands_for_the_word_the_question_spells_out() -> None:
+    question = "To which variety did the C. neoformans isolates from Eucalyptus trees belong?"
+    profile = QuestionProfile.of(question)
+    grubii = Candidate(1, "All isolates were identified as C. neoformans var. grubii.", 0.5)
+    other = Candidate(1, "Thirteen isolates of C. neoformans were recovered from the trees.", 0.5)
+    coverage = Coverage.of(profile, [grubii, other])
+    assert "variet" in coverage.matched[0] and "variet" not in coverage.matched[1]

@@ -25,7 +25,7 @@ import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.generate.quantities import (
-    NUMBER_KINDS,
+    kinds_asked,
     looks_like_year,
     number_words,
     numbers_of_kinds,
@@ -105,14 +105,29 @@ def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
 
+#: the taxonomic abbreviations papers write for words a question spells out ("var. grubii" for
+#: which variety)
+_SPELLED_OUT = {
+    "var": "variety",
+    "sp": "species",
+    "spp": "species",
+    "subsp": "subspecies",
+    "ssp": "subspecies",
+    "cv": "cultivar",
+    "cvs": "cultivar",
+}
+
+
 def _terms(text: str) -> set[str]:
     """Content stems; a compound led by a number also stands for its rest ("280-day-old" for
-    "day-old", "12-week" for "week")."""
+    "day-old", "12-week" for "week"); "var." also stands for "variety" (``_SPELLED_OUT``)."""
     out = set()
     for w in _words(text):
         if w.lower() in _STOP or len(w) < 2:
             continue
         out.add(_stem(w))
+        if (spelled := _SPELLED_OUT.get(w.lower())) is not None:
+            out.add(_stem(spelled))
         head, _, rest = w.partition("-")
         if rest and head.isdigit() and rest.lower() not in _STOP and len(rest) > 1:
             out.add(_stem(rest))
@@ -155,7 +170,7 @@ class QuestionProfile:
             wants_name=bool(_NAME_QUESTION.search(question)),
             wants_place=bool(_PLACE_QUESTION.search(question)),
             about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
-            number_kinds=frozenset(k for k, rx in NUMBER_KINDS if rx.search(question)),
+            number_kinds=kinds_asked(question),
             several=bool(_SECOND_ASK.search(question)),
             superlative=superlative_of(question),
         )
