@@ -87,7 +87,7 @@ _BIBLIOGRAPHY_RE = re.compile(
 _OTHER_STUDY_RE = re.compile(
     r"\bet\s+al\.|\b(previous|earlier|prior|other|several|many|recent)\s+(studies|reports|"
     r"work|works|research|authors|investigators)\b|\b(has|have|had)\s+been\s+(reported|shown|"
-    r"demonstrated|described|documented)\b|\(refs?\.\s*\d|\breported\s+(by|that)\b",
+    r"demonstrated|described|documented)\b|(?<!\w)\(refs?\.\s*\d|\breported\s+(by|that)\b",
     re.I,
 )
 _OWN_RESULT_RE = re.compile(
