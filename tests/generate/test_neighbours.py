@@ -299,3 +299,29 @@ def test_a_taxonomic_abbreviation_stands_for_the_word_the_question_spells_out() 
     other = Candidate(1, "Thirteen isolates of C. neoformans were recovered from the trees.", 0.5)
     coverage = Coverage.of(profile, [grubii, other])
     assert "variet" in coverage.matched[0] and "variet" not in coverage.matched[1]
+
+
+PCA = (
+    "The score plots showed a clear separation between contaminated samples and controls "
+    "starting from Day 2 (Figure 1). The explained variance of the dataset related to the two "
+    "first components was 81.2%, namely 59.7% for the first and 21.6% for the second. "
+    "A second model of the later samples was then built on the same compounds. The explained "
+    "variance of the first two components of that model was 92.7%, namely 77.8% and 14.9%."
+)
+
+
+def test_a_two_part_question_pairs_two_sentences_that_each_state_a_number(generator) -> None:
+    two_parts = (
+        "From which day did the PCA score plot separate contaminated wheat from controls, and "
+        "how much variance did the first two components explain?"
+    )
+    one_part = "How much variance did the first two components explain?"
+    request = GenerationRequest(two_parts, [passage(1, PCA)], "corpus")
+    candidates = candidates_of(request)
+    for question, pairs_day_and_variance in ((two_parts, True), (one_part, False)):
+        profile = QuestionProfile.of(question)
+        pairs = neighbour_pairs(profile, candidates, Coverage.of(profile, candidates))
+        joined = [pair.joined.text for pair in pairs]
+        assert any("Day 2" in t and "81.2%" in t for t in joined) is pairs_day_and_variance
+    answer = generator.generate(request).text
+    assert "Day 2" in answer and "81.2%" in answer

@@ -107,6 +107,8 @@ PAIR_MIN_SUBJECT = 0.05
 #: a subject neighbour that follows the specific one and opens by referring back to it
 #: ("These results were in agreement with ...") comments on it: no pair
 PAIR_ANAPHOR = True
+#: a question that asks two things may take a pair whose halves each state a number
+PAIR_SEVERAL = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -421,7 +423,11 @@ def neighbour_pairs(
             subject = coverage.matched[j] - coverage.matched[i]
             if coverage.share(subject) < PAIR_MIN_SUBJECT or not (asked[i] - asked[j]):
                 continue
-            if profile.wants_number and states_new_number(candidates[j], profile):
+            if (
+                profile.wants_number
+                and not (PAIR_SEVERAL and profile.several)
+                and states_new_number(candidates[j], profile)
+            ):
                 continue  # the subject sentence states numbers of its own: two facts, not one
             if reports_method(candidates[j]) or reports_method(c):
                 continue  # what was done or aimed at is not the setting of a finding
