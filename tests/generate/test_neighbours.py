@@ -17,6 +17,7 @@ from lastword.generate.answering import (
     Coverage,
     QuestionProfile,
     asked_numbers,
+    penalties,
     states_new_number,
 )
 from lastword.generate.extractive import (
@@ -325,3 +326,11 @@ def test_a_two_part_question_pairs_two_sentences_that_each_state_a_number(genera
         assert any("Day 2" in t and "81.2%" in t for t in joined) is pairs_day_and_variance
     answer = generator.generate(request).text
     assert "Day 2" in answer and "81.2%" in answer
+
+
+def test_a_bracket_glued_to_a_word_is_a_label_not_a_citation() -> None:
+    profile = QuestionProfile.of("How much variance did the first two components explain?")
+    label = Candidate(1, "The variance was 81.2%, namely 59.7% for t(ref. 1) and 21.6%.", 0.5)
+    cited = Candidate(1, "The variance was 81.2% in maize grains (ref. 9).", 0.5)
+    assert "other study" not in penalties(label, profile)
+    assert "other study" in penalties(cited, profile)
