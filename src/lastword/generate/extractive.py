@@ -20,7 +20,9 @@ about ("In 2010/11, at Morrison grain yield increased due to Nutri-phite." / "Nu
 resulted in 70% more grain yield than the nontreated."), so two neighbouring sentences of one
 passage are also scored as one (``neighbour_pairs``) when each adds to the other: one states
 question terms the other lacks (at least ``PAIR_MIN_SUBJECT`` of the question), the other a
-number or name of the kind asked; a pair that wins is quoted as its two sentences, each cited.
+number or name of the kind asked (when the question asks two things, both halves may state
+one: "separation from Day 2" / "explained 81.2%"); a pair that wins is quoted as its two
+sentences, each cited.
 A later sentence that opens by referring back ("These results were in agreement with ...")
 comments on the finding before it rather than setting it, and makes no pair.
 A question often asks for two or three things ("how many patients, and how were they split

@@ -2,8 +2,9 @@
 figure, table or reference), spelled counts, years, and the kind of number a question asks for.
 
 ``NUMBER_KINDS`` reads the kinds asked (a count for how many, a duration for how long / how
-old, a percentage for what percentage, a change for how much did ... change; a question may ask
-several), and ``numbers_of_kinds`` finds a sentence's numbers of those kinds.
+old, a length for how long was the product / root, a percentage for what percentage, a change
+for how much did ... change; a question may ask several), and ``numbers_of_kinds`` finds a
+sentence's numbers of those kinds.
 """
 
 from __future__ import annotations
