@@ -31,6 +31,13 @@ from lastword.generate.quantities import (
     numbers_of_kinds,
     stated_quantities,
 )
+from lastword.generate.question_kinds import (
+    NAME_QUESTION,
+    NUMBER_QUESTION,
+    OTHER_WORK_QUESTION,
+    PLACE_QUESTION,
+    SECOND_ASK,
+)
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.ingest.structure import word_list
 from lastword.verify.numbers import extract_quantities
@@ -52,31 +59,6 @@ _STOP = frozenset(
     taken show showed shown according paper study studies trial experiment work article review
     reported report reports value values measured part total number""".split()
 )
-_NUMBER_QUESTION = re.compile(
-    r"\bhow\s+(many|much|long|large|old|often|far|high|low|big|fast|severe|strong)\b"
-    r"|\bwhat\s+(?:[\w\-]+\s+){0,4}?(percentage|proportion|share|fraction|temperature|dose|doses|"
-    r"concentration|concentrations|level|levels|ratio|rate|titre|titer|yield|amount|number|"
-    r"mics?|mfcs?|km|ki|ic50|ec50|ld50|noael|count|counts|size|length|duration|age|"
-    r"weight|mass|factor|composition|value|values|quantity|content)s?\b"
-    r"|\bat\s+what\b|\bby\s+(roughly\s+)?what\b|\bhow\s+much\b",
-    re.I,
-)
-_NAME_QUESTION = re.compile(
-    r"^\s*(which|who|whom|whose)\b|\bwhich\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
-    re.I,
-)
-#: a question that asks two things: "which group ..., and what were its weight gain and FCR?"
-_SECOND_ASK = re.compile(
-    r"\band\s+(what|which|how|who|whom|whose|where|when|why|whether|of\s+which|at\s+what|"
-    r"by\s+what|in\s+what|in\s+which|from\s+which|with\s+what|did|does|do|was|were|is|are)\b"
-    r"|\?\s*\S",
-    re.I,
-)
-_PLACE_QUESTION = re.compile(r"^\s*where\b|\bfrom\s+where\b|\bwhere\s+was\b", re.I)
-_OTHER_WORK_QUESTION = re.compile(
-    r"\bet\s+al\b|\breview\b|\bcited\b|\baccording\s+to\b|\breported\b|\bthe\s+eu\b", re.I
-)
-
 _CAPTION_RE = re.compile(r"^\s*(fig(ure)?s?\.?|table|supplementary|scheme|plate)\s*[\dS]", re.I)
 _NUMBERED_HEADING_RE = re.compile(r"^\s*\d+(\.\d+)*\.?\s+[A-Z]")
 _BIBLIOGRAPHY_RE = re.compile(
@@ -166,12 +148,12 @@ class QuestionProfile:
             question=question,
             terms=frozenset(_terms(question)),
             rare=frozenset(rare),
-            wants_number=bool(_NUMBER_QUESTION.search(question)),
-            wants_name=bool(_NAME_QUESTION.search(question)),
-            wants_place=bool(_PLACE_QUESTION.search(question)),
-            about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
+            wants_number=bool(NUMBER_QUESTION.search(question)),
+            wants_name=bool(NAME_QUESTION.search(question)),
+            wants_place=bool(PLACE_QUESTION.search(question)),
+            about_other_work=bool(OTHER_WORK_QUESTION.search(question)),
             number_kinds=kinds_asked(question),
-            several=bool(_SECOND_ASK.search(question)),
+            several=bool(SECOND_ASK.search(question)),
             superlative=superlative_of(question),
         )
 
