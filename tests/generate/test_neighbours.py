@@ -17,6 +17,7 @@ from lastword.generate.answering import (
     Coverage,
     QuestionProfile,
     asked_numbers,
+    penalties,
     states_new_number,
 )
 from lastword.generate.extractive import (
@@ -278,3 +279,58 @@ def test_a_later_sentence_that_refers_back_is_a_comment_not_the_setting() -> Non
     before = candidates_of(GenerationRequest(question, [passage(1, setting)], "corpus"))
     pairs = neighbour_pairs(profile, before, Coverage.of(profile, before))
     assert [p.members for p in pairs] == [(0, 1)]
+
+
+def test_how_long_a_product_is_asks_a_length_not_a_duration() -> None:
+    def numbers(question: str, sentence: str) -> set[str]:
+        return asked_numbers(Candidate(1, sentence, 0.5), QuestionProfile.of(question))
+
+    amplified = "A 261 bp fragment was amplified in 0.2 mM dNTP over 35 cycles of 30 min (ref. 13)."
+    product = "Which gene region did the PCR amplify, and how long was the product?"
+    assert QuestionProfile.of(product).number_kinds == {"length"}
+    assert numbers(product, amplified) == {"261"}
+    assert numbers("How long did the PCR take?", amplified) == {"30"}
+    assert numbers("How long were the roots?", "Roots were 12.5 cm long after 14 d.") == {"12.5"}
+
+
+def test_a_taxonomic_abbreviation_stands_for_the_word_the_question_spells_out() -> None:
+    question = "To which variety did the C. neoformans isolates from Eucalyptus trees belong?"
+    profile = QuestionProfile.of(question)
+    grubii = Candidate(1, "All isolates were identified as C. neoformans var. grubii.", 0.5)
+    other = Candidate(1, "Thirteen isolates of C. neoformans were recovered from the trees.", 0.5)
+    coverage = Coverage.of(profile, [grubii, other])
+    assert "variet" in coverage.matched[0] and "variet" not in coverage.matched[1]
+
+
+PCA = (
+    "The score plots showed a clear separation between contaminated samples and controls "
+    "starting from Day 2 (Figure 1). The explained variance of the dataset related to the two "
+    "first components was 81.2%, namely 59.7% for the first and 21.6% for the second. "
+    "A second model of the later samples was then built on the same compounds. The explained "
+    "variance of the first two components of that model was 92.7%, namely 77.8% and 14.9%."
+)
+
+
+def test_a_two_part_question_pairs_two_sentences_that_each_state_a_number(generator) -> None:
+    two_parts = (
+        "From which day did the PCA score plot separate contaminated wheat from controls, and "
+        "how much variance did the first two components explain?"
+    )
+    one_part = "How much variance did the first two components explain?"
+    request = GenerationRequest(two_parts, [passage(1, PCA)], "corpus")
+    candidates = candidates_of(request)
+    for question, pairs_day_and_variance in ((two_parts, True), (one_part, False)):
+        profile = QuestionProfile.of(question)
+        pairs = neighbour_pairs(profile, candidates, Coverage.of(profile, candidates))
+        joined = [pair.joined.text for pair in pairs]
+        assert any("Day 2" in t and "81.2%" in t for t in joined) is pairs_day_and_variance
+    answer = generator.generate(request).text
+    assert "Day 2" in answer and "81.2%" in answer
+
+
+def test_a_bracket_glued_to_a_word_is_a_label_not_a_citation() -> None:
+    profile = QuestionProfile.of("How much variance did the first two components explain?")
+    label = Candidate(1, "The variance was 81.2%, namely 59.7% for t(ref. 1) and 21.6%.", 0.5)
+    cited = Candidate(1, "The variance was 81.2% in maize grains (ref. 9).", 0.5)
+    assert "other study" not in penalties(label, profile)
+    assert "other study" in penalties(cited, profile)

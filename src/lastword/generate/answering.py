@@ -25,11 +25,18 @@ import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.generate.quantities import (
-    NUMBER_KINDS,
+    kinds_asked,
     looks_like_year,
     number_words,
     numbers_of_kinds,
     stated_quantities,
+)
+from lastword.generate.question_kinds import (
+    NAME_QUESTION,
+    NUMBER_QUESTION,
+    OTHER_WORK_QUESTION,
+    PLACE_QUESTION,
+    SECOND_ASK,
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.ingest.structure import word_list
@@ -52,31 +59,6 @@ _STOP = frozenset(
     taken show showed shown according paper study studies trial experiment work article review
     reported report reports value values measured part total number""".split()
 )
-_NUMBER_QUESTION = re.compile(
-    r"\bhow\s+(many|much|long|large|old|often|far|high|low|big|fast|severe|strong)\b"
-    r"|\bwhat\s+(?:[\w\-]+\s+){0,4}?(percentage|proportion|share|fraction|temperature|dose|doses|"
-    r"concentration|concentrations|level|levels|ratio|rate|titre|titer|yield|amount|number|"
-    r"mics?|mfcs?|km|ki|ic50|ec50|ld50|noael|count|counts|size|length|duration|age|"
-    r"weight|mass|factor|composition|value|values|quantity|content)s?\b"
-    r"|\bat\s+what\b|\bby\s+(roughly\s+)?what\b|\bhow\s+much\b",
-    re.I,
-)
-_NAME_QUESTION = re.compile(
-    r"^\s*(which|who|whom|whose)\b|\bwhich\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
-    re.I,
-)
-#: a question that asks two things: "which group ..., and what were its weight gain and FCR?"
-_SECOND_ASK = re.compile(
-    r"\band\s+(what|which|how|who|whom|whose|where|when|why|whether|of\s+which|at\s+what|"
-    r"by\s+what|in\s+what|in\s+which|from\s+which|with\s+what|did|does|do|was|were|is|are)\b"
-    r"|\?\s*\S",
-    re.I,
-)
-_PLACE_QUESTION = re.compile(r"^\s*where\b|\bfrom\s+where\b|\bwhere\s+was\b", re.I)
-_OTHER_WORK_QUESTION = re.compile(
-    r"\bet\s+al\b|\breview\b|\bcited\b|\baccording\s+to\b|\breported\b|\bthe\s+eu\b", re.I
-)
-
 _CAPTION_RE = re.compile(r"^\s*(fig(ure)?s?\.?|table|supplementary|scheme|plate)\s*[\dS]", re.I)
 _NUMBERED_HEADING_RE = re.compile(r"^\s*\d+(\.\d+)*\.?\s+[A-Z]")
 _BIBLIOGRAPHY_RE = re.compile(
@@ -87,7 +69,7 @@ _BIBLIOGRAPHY_RE = re.compile(
 _OTHER_STUDY_RE = re.compile(
     r"\bet\s+al\.|\b(previous|earlier|prior|other|several|many|recent)\s+(studies|reports|"
     r"work|works|research|authors|investigators)\b|\b(has|have|had)\s+been\s+(reported|shown|"
-    r"demonstrated|described|documented)\b|\(refs?\.\s*\d|\breported\s+(by|that)\b",
+    r"demonstrated|described|documented)\b|(?<!\w)\(refs?\.\s*\d|\breported\s+(by|that)\b",
     re.I,
 )
 _OWN_RESULT_RE = re.compile(
@@ -105,14 +87,29 @@ def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
 
+#: the taxonomic abbreviations papers write for words a question spells out ("var. grubii" for
+#: which variety)
+_SPELLED_OUT = {
+    "var": "variety",
+    "sp": "species",
+    "spp": "species",
+    "subsp": "subspecies",
+    "ssp": "subspecies",
+    "cv": "cultivar",
+    "cvs": "cultivar",
+}
+
+
 def _terms(text: str) -> set[str]:
     """Content stems; a compound led by a number also stands for its rest ("280-day-old" for
-    "day-old", "12-week" for "week")."""
+    "day-old", "12-week" for "week"); "var." also stands for "variety" (``_SPELLED_OUT``)."""
     out = set()
     for w in _words(text):
         if w.lower() in _STOP or len(w) < 2:
             continue
         out.add(_stem(w))
+        if (spelled := _SPELLED_OUT.get(w.lower())) is not None:
+            out.add(_stem(spelled))
         head, _, rest = w.partition("-")
         if rest and head.isdigit() and rest.lower() not in _STOP and len(rest) > 1:
             out.add(_stem(rest))
@@ -151,12 +148,12 @@ class QuestionProfile:
             question=question,
             terms=frozenset(_terms(question)),
             rare=frozenset(rare),
-            wants_number=bool(_NUMBER_QUESTION.search(question)),
-            wants_name=bool(_NAME_QUESTION.search(question)),
-            wants_place=bool(_PLACE_QUESTION.search(question)),
-            about_other_work=bool(_OTHER_WORK_QUESTION.search(question)),
-            number_kinds=frozenset(k for k, rx in NUMBER_KINDS if rx.search(question)),
-            several=bool(_SECOND_ASK.search(question)),
+            wants_number=bool(NUMBER_QUESTION.search(question)),
+            wants_name=bool(NAME_QUESTION.search(question)),
+            wants_place=bool(PLACE_QUESTION.search(question)),
+            about_other_work=bool(OTHER_WORK_QUESTION.search(question)),
+            number_kinds=kinds_asked(question),
+            several=bool(SECOND_ASK.search(question)),
             superlative=superlative_of(question),
         )
 

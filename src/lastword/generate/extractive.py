@@ -20,7 +20,9 @@ about ("In 2010/11, at Morrison grain yield increased due to Nutri-phite." / "Nu
 resulted in 70% more grain yield than the nontreated."), so two neighbouring sentences of one
 passage are also scored as one (``neighbour_pairs``) when each adds to the other: one states
 question terms the other lacks (at least ``PAIR_MIN_SUBJECT`` of the question), the other a
-number or name of the kind asked; a pair that wins is quoted as its two sentences, each cited.
+number or name of the kind asked (when the question asks two things, both halves may state
+one: "separation from Day 2" / "explained 81.2%"); a pair that wins is quoted as its two
+sentences, each cited.
 A later sentence that opens by referring back ("These results were in agreement with ...")
 comments on the finding before it rather than setting it, and makes no pair.
 A question often asks for two or three things ("how many patients, and how were they split
@@ -107,6 +109,8 @@ PAIR_MIN_SUBJECT = 0.05
 #: a subject neighbour that follows the specific one and opens by referring back to it
 #: ("These results were in agreement with ...") comments on it: no pair
 PAIR_ANAPHOR = True
+#: a question that asks two things may take a pair whose halves each state a number
+PAIR_SEVERAL = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -421,7 +425,11 @@ def neighbour_pairs(
             subject = coverage.matched[j] - coverage.matched[i]
             if coverage.share(subject) < PAIR_MIN_SUBJECT or not (asked[i] - asked[j]):
                 continue
-            if profile.wants_number and states_new_number(candidates[j], profile):
+            if (
+                profile.wants_number
+                and not (PAIR_SEVERAL and profile.several)
+                and states_new_number(candidates[j], profile)
+            ):
                 continue  # the subject sentence states numbers of its own: two facts, not one
             if reports_method(candidates[j]) or reports_method(c):
                 continue  # what was done or aimed at is not the setting of a finding

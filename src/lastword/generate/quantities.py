@@ -2,8 +2,9 @@
 figure, table or reference), spelled counts, years, and the kind of number a question asks for.
 
 ``NUMBER_KINDS`` reads the kinds asked (a count for how many, a duration for how long / how
-old, a percentage for what percentage, a change for how much did ... change; a question may ask
-several), and ``numbers_of_kinds`` finds a sentence's numbers of those kinds.
+old, a length for how long was the product / root, a percentage for what percentage, a change
+for how much did ... change; a question may ask several), and ``numbers_of_kinds`` finds a
+sentence's numbers of those kinds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,17 @@ NUMBER_KINDS = (
         ),
     ),
     (
+        # "how long was the PCR product": a length, not a duration (``kinds_asked`` drops "time")
+        "length",
+        re.compile(
+            r"\bhow\s+long\s+(?:is|was|are|were)\s+(?:the|its|their|each|this|that)\s+"
+            r"(?:[\w\-]+\s+){0,2}?(products?|fragments?|amplicons?|sequences?|genes?|genomes?|"
+            r"reads?|inserts?|bands?|chains?|peptides?|proteins?|segments?|roots?|shoots?|stems?|"
+            r"leaves|leaf|tails?|spikes?|panicles?|ears?|fibres?|fibers?|cells?|larvae)\b",
+            re.I,
+        ),
+    ),
+    (
         "percent",
         re.compile(r"\bwhat\s+(?:[\w\-]+\s+){0,3}?(percentages?|proportion|share)\b", re.I),
     ),
@@ -33,6 +45,11 @@ NUMBER_KINDS = (
             re.I,
         ),
     ),
+)
+#: a length as written: "261 bp", "1.2-kb", "12.5 cm", "40 amino acids" (mM is a concentration)
+LENGTH = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*-?\s*(?:bp|kbp|kb|Mb|nt|bases?|base\s+pairs?|aa|amino\s+acids|"
+    r"residues|cm|mm|µm|μm|nm|m)\b"
 )
 TIME_UNITS = frozenset({"h", "min", "s", "d", "wk", "mo", "y"})
 CHANGE_WORDS = re.compile(
@@ -70,6 +87,15 @@ def looks_like_year(text: str) -> bool:
     return bool(re.fullmatch(r"(19|20)\d{2}", text.strip()))
 
 
+def kinds_asked(question: str) -> frozenset[str]:
+    """The kinds of number ``NUMBER_KINDS`` reads in a question; a length asked with "how long"
+    is not also a duration."""
+    kinds = {k for k, rx in NUMBER_KINDS if rx.search(question)}
+    if "length" in kinds:
+        kinds.discard("time")
+    return frozenset(kinds)
+
+
 def numbers_of_kinds(text: str, number_kinds: frozenset[str]) -> set[str]:
     """The sentence's numbers of the kind the question asks for (not years): a count ("412
     adults", "fifteen") for how many, a duration for how long / how old, a percentage for what
@@ -81,6 +107,11 @@ def numbers_of_kinds(text: str, number_kinds: frozenset[str]) -> set[str]:
         if not kinds:
             return set()
     out = set()
+    if "length" in kinds:
+        out |= {m.group(1).replace(",", ".") for m in LENGTH.finditer(POINTER.sub(" ", text))}
+        kinds.discard("length")
+        if not kinds:
+            return out
     for q in stated_quantities(text):
         if looks_like_year(q.text):
             continue
