@@ -265,10 +265,13 @@ class Stemmer:
         if self._tables_on is not conn:
             self._create(conn)
             self._tables_on = conn
-        conn.executemany(
-            f"INSERT INTO temp.{_STEMMER}(rowid, t) VALUES(?, ?)",
-            [(i + 1, t) for i, t in enumerate(tokens)],
-        )
+        for start in range(0, len(tokens), 400):  # one statement per batch (999 parameters)
+            batch = tokens[start : start + 400]
+            conn.execute(
+                f"INSERT INTO temp.{_STEMMER}(rowid, t) VALUES "
+                + ",".join(["(?, ?)"] * len(batch)),
+                [v for i, t in enumerate(batch, start + 1) for v in (i, t)],
+            )
         found: dict[int, list[tuple[int, str]]] = {}
         for doc, offset, term in conn.execute(
             f"SELECT doc, offset, term FROM temp.{_STEMMER}_instance"
