@@ -162,16 +162,9 @@ def present_terms(weights: TermWeights) -> Callable[[str], set[str]]:
         for word in words:
             at = low.find(word)
             while at >= 0:
-                left = at - 1
-                while left >= 0 and low[left] in _JOINERS:
-                    left -= 1
-                if left < 0 or low[left] not in _ALNUM:
-                    right = at + len(word)
-                    while right < end and low[right] in _JOINERS:
-                        right += 1
-                    if right >= end or low[right] not in _ALNUM:
-                        found.add(word)
-                        break
+                if _whole_word(low, at, len(word), end):
+                    found.add(word)
+                    break
                 at = low.find(word, at + 1)
         return found
 
@@ -192,20 +185,27 @@ def present_in_each(weights: TermWeights, texts: Sequence[str]) -> list[set[str]
     for word in weights.weights:
         at = low.find(word)
         while at >= 0:
-            left = at - 1
-            while left >= 0 and low[left] in _JOINERS:
-                left -= 1
-            if left < 0 or low[left] not in _ALNUM:
-                right = at + len(word)
-                while right < end and low[right] in _JOINERS:
-                    right += 1
-                if right >= end or low[right] not in _ALNUM:
-                    index = bisect_right(starts, at) - 1
-                    found[index].add(word)
-                    at = low.find(word, starts[index + 1])  # the next text
-                    continue
+            if _whole_word(low, at, len(word), end):
+                index = bisect_right(starts, at) - 1
+                found[index].add(word)
+                at = low.find(word, starts[index + 1])  # the next text
+                continue
             at = low.find(word, at + 1)
     return found
+
+
+def _whole_word(low: str, at: int, length: int, end: int) -> bool:
+    """Whether the match of ``length`` characters at ``at`` stands as a word: no letter or
+    digit touches it on either side once joining characters are stepped over."""
+    left = at - 1
+    while left >= 0 and low[left] in _JOINERS:
+        left -= 1
+    if left >= 0 and low[left] in _ALNUM:
+        return False
+    right = at + length
+    while right < end and low[right] in _JOINERS:
+        right += 1
+    return right >= end or low[right] not in _ALNUM
 
 
 _JOINERS = frozenset("-'")
