@@ -168,3 +168,48 @@ def test_ingest_stores_kinds_references_and_one_document_per_content(tmp_path: P
     shutil.rmtree(moved / "sub")
     gone = ingest_paths([moved], index, minilm, SETTINGS, sync=True)
     assert gone.removed == ["copy.pdf"] or gone.removed == ["sub/paper.pdf"]
+
+
+def test_a_paper_set_in_a_bold_font_keeps_its_body_lines(tmp_path: Path):
+    """When the body text itself is bold, bold marks no heading: short body lines of a narrow
+    column were read as headings and left out of every passage (a real paper lost half its
+    text). A larger heading is still a heading."""
+    from fpdf import FPDF
+
+    body = [
+        "Pioneering studies of the stress ethylene model suggested that",
+        "bacterial ACC deaminase is induced by increasing amounts of",
+        "its substrate, ACC. The increased amount of ACC is produced",
+        "after exposure to waterlogging stress, which directly induces",
+        "production of ACC deaminase inside bacteria. The molecular",
+        "weight of the enzyme is 104,000 Da and its Km is 1.5 mM,",
+        "whereas the enzyme of another yeast is 69,000 Da with a",
+        "higher Km value of 2.6 mM in the same assay conditions.",
+    ]
+    import matplotlib
+
+    # an embedded bold TrueType font: PDFium reports its weight (700); the core Helvetica-Bold
+    # carries none
+    bold = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans-Bold.ttf"
+    pdf = FPDF()
+    pdf.add_font("DejaVuBold", "", str(bold))
+    for page in range(2):
+        pdf.add_page()
+        pdf.set_font("DejaVuBold", size=16)
+        pdf.text(20, 25, "Bacterial Enzymes Under Waterlogged Soil" if page == 0 else "Results")
+        pdf.set_font("DejaVuBold", size=10)
+        y = 40.0
+        for _ in range(3):
+            for line in body:
+                pdf.text(20, y, line)
+                y += 5
+            y += 5
+    path = tmp_path / "bold.pdf"
+    pdf.output(str(path))
+    document = read(path)
+    passages = split_passages(document.pages)
+    text = " ".join(p.text for p in passages)
+    for line in body:
+        assert line in text  # every body line is in a passage
+    assert "Results" not in text  # the larger heading is still a heading
+    assert all(len(p.text) > 200 for p in passages if p.kind != "front")  # not one a line

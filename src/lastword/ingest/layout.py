@@ -376,6 +376,19 @@ def body_size(pages: list[Page]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
+def body_is_bold(pages: list[Page], size: float) -> bool:
+    """Whether most of the text at the body size is marked bold (a font whose weight says bold
+    for the whole paper): then bold tells a heading from the body nothing."""
+    bold = total = 0
+    for page in pages:
+        for line in page.lines:
+            if line.furniture or line.rotated or abs(line.size - size) > 0.5:
+                continue
+            total += len(line.text)
+            bold += len(line.text) if line.bold else 0
+    return total > 0 and bold >= 0.5 * total
+
+
 def page_labels(pages: list[Page]) -> dict[int, str]:
     """The page numbers printed on the pages, when they are not the PDF's (a journal's page 121
     on PDF page 1): a number in the top or bottom band (a bare page number, or the last or first

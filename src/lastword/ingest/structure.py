@@ -153,7 +153,8 @@ def document_words(lines: Iterable[Line]) -> set[str]:
     return words
 
 
-def line_role(line: Line, size: float, rotated_page: bool) -> str:
+def line_role(line: Line, size: float, rotated_page: bool, bold_body: bool = False) -> str:
+    """``bold_body``: the document's body text is itself bold, so bold marks no heading."""
     text = line.text
     if line.rotated:
         return "table" if rotated_page else "text"
@@ -175,17 +176,19 @@ def line_role(line: Line, size: float, rotated_page: bool) -> str:
     )
     if ends in ",;" or (ends == "." and not numbered and not bigger):
         return "text"
-    if bigger or numbered or caps or (line.bold and line.words <= 10):
+    if bigger or numbered or caps or (line.bold and not bold_body and line.words <= 10):
         return "heading"
     return "text"
 
 
-def group_blocks(lines: Sequence[Line], size: float, rotated_page: bool) -> list[Region]:
+def group_blocks(
+    lines: Sequence[Line], size: float, rotated_page: bool, bold_body: bool = False
+) -> list[Region]:
     """Consecutive lines of one column, role and size, without a paragraph-sized gap."""
     blocks: list[Region] = []
     previous: Line | None = None
     for line in lines:
-        role = line_role(line, size, rotated_page)
+        role = line_role(line, size, rotated_page, bold_body)
         block = blocks[-1] if blocks else None
         new = block is None or previous is None
         if not new:

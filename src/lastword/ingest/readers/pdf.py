@@ -22,6 +22,7 @@ from lastword.ingest.document import (
 )
 from lastword.ingest.layout import (
     Page,
+    body_is_bold,
     body_size,
     mark_furniture,
     page_labels,
@@ -135,6 +136,7 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
 def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]:
     mark_furniture(pages)
     size = body_size(pages)
+    bold_body = body_is_bold(pages, size)
     words = document_words(line for page in pages for line in page.lines)
     title_lines = mark_title(pages[0].lines, pages[0].height, size)
     classifier = Classifier()
@@ -151,11 +153,13 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
         rotated_page = rotated_share >= 0.5
         lines = [x for x in reading_order(page) if not x.furniture]
         unmark_prose(lines, page.width)
-        roles = {id(x): line_role(x, size, rotated_page) for x in lines}
+        roles = {id(x): line_role(x, size, rotated_page, bold_body) for x in lines}
         tables = find_tables(lines, roles, join)
         in_table = {id(x) for table in tables for x in table.lines}
         order = {id(x): i for i, x in enumerate(lines)}
-        regions = group_blocks([x for x in lines if id(x) not in in_table], size, rotated_page)
+        regions = group_blocks(
+            [x for x in lines if id(x) not in in_table], size, rotated_page, bold_body
+        )
         placed = _place_tables(regions, tables, order, join)
         typed: list[tuple[str, str]] = []
         for region in placed:
