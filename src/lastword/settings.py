@@ -112,7 +112,7 @@ class StoreSettings(Section):
         ge=0,
         description="Local store: up to this many passages, every passage row (its text "
         "included) is held in memory per generation, read once, so the re-rank's texts and the "
-        "passages returned need no query (about 2 KB a passage; 0: never).",
+        "passages returned need no query (16 MB at 13,339 abstracts; 0: never).",
     )
     ann: Literal["hnsw", "ivf"] = Field(
         "hnsw",
