@@ -12,8 +12,9 @@ an int8 copy of the matrix (one scale per row, a quarter of the bytes) and, for 
    rounding of the exact product itself (``384 u ||x|| ||y||``). So a row's exact float32
    score can never exceed its ``upper`` score;
 3. takes the pool of the rows with the highest upper scores and scores them exactly, by the
-   same float32 product (``exact_rows``: whole aligned blocks of rows, so the BLAS kernel
-   computes each row the way it does inside the whole matrix, to the last bit);
+   same float32 product (``exact_rows``: the rows packed in whole groups of the kernel, or
+   their whole aligned blocks, as the build check finds, so the BLAS kernel computes each row
+   the way it does inside the whole matrix, to the last bit);
 4. proves the answer: when the k-th best exact score in the pool is above every upper score
    outside it, no row outside the pool can be in the top k. Otherwise ``search`` answers None
    and the caller runs the whole product (``store/local_search.py``).

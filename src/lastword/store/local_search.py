@@ -2,7 +2,8 @@
 
 Hybrid retrieval (``retrieve.py``) ranks a few hundred candidates and shows eight: it asks for
 ids and scores (``search_ids``, ``search_lexical_ids``), cosines by matrix row (``cosines``),
-the title and text of the re-ranked head (``passage_texts``, one ``IN (...)`` query) and whole
+the title and text of the re-ranked head (``passage_texts``: from the rows held in memory
+per generation up to ``rows_in_memory_max_passages``, else one ``IN (...)`` query) and whole
 passages only for what it returns. ``search`` and ``search_lexical`` are the same searches with
 the passages built. Mixed into ``LocalStore``, which provides the connection and the matrix.
 
