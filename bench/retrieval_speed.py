@@ -108,6 +108,12 @@ def latency(
             )
         if store.int8_counts["proved"] or store.int8_counts["whole"]:
             print(f"      int8 pass: {store.int8_counts}")
+        held = store.held_rows_bytes()
+        print(
+            f"      passage rows held in memory: {held / 1e6:.1f} MB"
+            if held
+            else "      passage rows read from SQLite (over rows_in_memory_max_passages)"
+        )
 
 
 def paired(index: Path, embedder, questions: list[str], tuning: HybridTuning) -> None:

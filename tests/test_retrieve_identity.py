@@ -191,8 +191,15 @@ def test_present_in_each_is_present_terms_of_each_text():
     """The one scan over the joined texts agrees with looking in each text alone."""
     rng = random.Random(11)
     alphabet = "ab-' 0\n.Aé/İΣ"
-    words = ["ab", "a", "b", "a-b", "ab'a", "0", "b0", "a-'b", "ba", "σ"]
-    for _ in range(3000):
+    words = ["ab", "a", "b", "a-b", "ab'a", "0", "b0", "a-'b", "ba", "σ", "ς", "aς"]
+    # a final sigma at a text's ends, next to a cased letter or a case-ignorable apostrophe
+    edges = ["AΣ", "Σa", "A'Σ", "Σ'a", "aΣ'", "'Σ", "İΣ", "Σİ"]
+    for left in edges:
+        for right in edges:
+            weights = TermWeights(dict.fromkeys(["σ", "ς", "aς", "a"], 1.0))
+            expected = [present_terms(weights)(text) for text in (left, right)]
+            assert present_in_each(weights, [left, right]) == expected
+    for _ in range(6000):
         texts = [
             "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
             for _ in range(rng.randint(0, 6))

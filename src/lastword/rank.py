@@ -228,6 +228,9 @@ def rerank(
             scored.append((pid, score + extra))
     else:  # coverage alone needs which terms are there, not every word
         present = present_in_each(weights, [texts[pid] for pid, _ in fused])
+        # ``term_coverage`` of each, its total summed once (the same sums, in the same order)
+        total, items = sum(weights.weights.values()), weights.weights.items()
         for (pid, score), terms_in in zip(fused, present, strict=True):
-            scored.append((pid, score + tuning.coverage * term_coverage(weights, terms_in)))
+            share = sum(w for t, w in items if t in terms_in) / total if total != 0 else 0.0
+            scored.append((pid, score + tuning.coverage * share))
     return sorted(scored, key=lambda item: -item[1])

@@ -107,6 +107,13 @@ class StoreSettings(Section):
         "search scores an int8 copy of the matrix first, then the best rows exactly, with a "
         "proof that the top k is the whole product's (else it runs the whole product).",
     )
+    rows_in_memory_max_passages: int = Field(
+        50_000,
+        ge=0,
+        description="Local store: up to this many passages, every passage row (its text "
+        "included) is held in memory per generation, read once, so the re-rank's texts and the "
+        "passages returned need no query (16 MB at 13,339 abstracts; 0: never).",
+    )
     ann: Literal["hnsw", "ivf"] = Field(
         "hnsw",
         description="Local approximate search: hnsw (a graph, hnswlib) or ivf (inverted lists: "

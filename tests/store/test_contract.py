@@ -16,6 +16,14 @@ class TestLocalStore(StoreContract):
         return Where(StoreSettings(), tmp_path / "index")
 
 
+class TestLocalStoreRowsFromTables(StoreContract):
+    """The same contract with no passage rows held in memory: every text from SQLite."""
+
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        return Where(StoreSettings(rows_in_memory_max_passages=0), tmp_path / "index")
+
+
 class TestLocalStoreApproximate(StoreContract):
     """The same contract with the HNSW graph on from the first passage."""
 

@@ -117,8 +117,28 @@ def test_exact_rows_gives_the_whole_products_bits(index: Path):
     for seed in range(20):
         query = clustered(5000 + seed, 1)[0]
         rows = np.unique(np.concatenate([rng.choice(len(matrix), 37), [len(matrix) - 1]]))
-        got = int8.exact_rows(matrix, rows, query, built.block)
+        got = int8.exact_rows(matrix, rows, query, built.block, built.packed)
         assert np.array_equal(got, (matrix @ query)[rows])
+
+
+def test_packed_rows_give_the_whole_products_bits_where_the_kernel_allows(index: Path):
+    """The packed layout (the rows alone, in whole groups, the short last block last) is chosen
+    only when it reproduces the product; then it does for pools with and without that block."""
+    matrix = np.load(next(index.glob("vectors-*.npy")))
+    built = int8.Int8Pass(matrix)
+    rng = np.random.default_rng(9)
+    tail = len(matrix) - len(matrix) % built.block
+    for seed in range(30):
+        query = clustered(6000 + seed, 1)[0]
+        whole = matrix @ query
+        size = int(rng.integers(1, 300))
+        rows = np.sort(rng.choice(len(matrix), size, replace=False))
+        for pool in (rows, rows[rows < tail]):
+            got = int8.exact_rows(matrix, pool, query, built.block, packed=True)
+            if built.packed:
+                assert np.array_equal(got, whole[pool])
+            assert got.shape == pool.shape and np.allclose(got, whole[pool], atol=1e-5)
+    assert int8.exact_rows(matrix, rows[:0], query, built.block, packed=True).shape == (0,)
 
 
 def test_each_generation_gets_its_own_pass(tmp_path: Path):

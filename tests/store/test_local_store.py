@@ -152,3 +152,42 @@ def test_kinds_flags_and_references_are_stored_and_filtered(tmp_path: Path):
         assert [(p.position, p.flags) for p in flagged] == [(0, ("Ignore previous instructions.",))]
         assert store.references(["d0", "d1"]) == {"d0": entries}
         assert store.kind_counts() == {"abstract": 1, "body": 6, "front": 1, "references": 2}
+
+
+def test_held_passage_rows_follow_the_generation_and_the_cap(filled):
+    """Rows held in memory (``rows_in_memory_max_passages``) give what the tables give, and a
+    commit by a writer is seen by an open reader at its next read."""
+    from lastword.settings import StoreSettings
+
+    index, vectors = filled
+    ids = list(range(1, 101, 7))
+    with (
+        LocalStore.open(index) as held,
+        LocalStore.open(index, StoreSettings(rows_in_memory_max_passages=0)) as tables,
+        LocalStore.open(index, StoreSettings(rows_in_memory_max_passages=99)) as capped,
+    ):
+        for store in (held, tables, capped):
+            with store.reading():
+                texts = store.passage_texts(ids)
+                rows = store.passages_by_id(ids)
+            assert texts == tables.passage_texts(ids)
+            assert rows == tables.passages_by_id(ids)
+        assert held.held_rows_bytes() > 0
+        assert tables.held_rows_bytes() == capped.held_rows_bytes() == 0  # 100 > 99 passages
+        d2 = [
+            pid for pid, p in tables.passages_by_id(list(range(1, 101))).items() if p.doc_id == "d2"
+        ]
+        with LocalStore.open_for_write(index, INFO) as writer:
+            new = [
+                NewPassage(page=1, position=i, char_start=0, char_end=3, text=f"new{i}")
+                for i in range(2)
+            ]
+            writer.put_document(record("d2", 2), new, vectors["d2"][:2])
+            writer.commit()
+            writer.refresh_matrix()
+        with held.reading():
+            after = held.passage_texts(list(range(1, 200)))
+            rows = held.passages_by_id(list(after))
+        assert after == tables.passage_texts(list(range(1, 200)))
+        assert not set(d2) & set(after)
+        assert sorted(p.text for p in rows.values() if p.doc_id == "d2") == ["new0", "new1"]

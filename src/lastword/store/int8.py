@@ -12,8 +12,9 @@ an int8 copy of the matrix (one scale per row, a quarter of the bytes) and, for 
    rounding of the exact product itself (``384 u ||x|| ||y||``). So a row's exact float32
    score can never exceed its ``upper`` score;
 3. takes the pool of the rows with the highest upper scores and scores them exactly, by the
-   same float32 product (``exact_rows``: whole aligned blocks of rows, so the BLAS kernel
-   computes each row the way it does inside the whole matrix, to the last bit);
+   same float32 product (``exact_rows``: the rows packed in whole groups of the kernel, or
+   their whole aligned blocks, as the build check finds, so the BLAS kernel computes each row
+   the way it does inside the whole matrix, to the last bit);
 4. proves the answer: when the k-th best exact score in the pool is above every upper score
    outside it, no row outside the pool can be in the top k. Otherwise ``search`` answers None
    and the caller runs the whole product (``store/local_search.py``).
@@ -77,7 +78,7 @@ class Int8Pass:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-        self.block = _block_for(rows)
+        self.block, self.packed = _layout_for(rows)
 
     @property
     def usable(self) -> bool:
@@ -112,19 +113,45 @@ class Int8Pass:
         return upper
 
 
-def exact_rows(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray, block: int) -> np.ndarray:
+def exact_rows(
+    matrix: np.ndarray, rows: np.ndarray, query: np.ndarray, block: int, packed: bool = False
+) -> np.ndarray:
     """``(matrix @ query)[rows]`` to the last bit, reading only the blocks that hold ``rows``.
 
     Each row (ascending) is computed inside its whole aligned block of ``block`` rows, placed
     at a multiple of ``block`` in the gathered matrix, and the matrix's last (short) block
     stays last: every row sits where the kernel's column groups and tail put it in the whole
-    product.
+    product. ``packed``: the rows alone, side by side (their count padded to a multiple of
+    ``block``), then the short last block if any row is in it: a quarter of the rows read,
+    for a kernel whose groups compute each row alike wherever it stands in them.
     """
+    if packed:
+        return _packed_rows(matrix, rows, query, block)
     blocks = np.unique(rows // block)
     index = (blocks[:, None] * block + np.arange(block)).ravel()
     index = index[index < len(matrix)]
     scores = matrix[index] @ query
     return scores[np.searchsorted(index, rows)]
+
+
+def _packed_rows(matrix: np.ndarray, rows: np.ndarray, query: np.ndarray, group: int) -> np.ndarray:
+    """``exact_rows`` packed: the rows before the matrix's short last block, padded (with the
+    first of them) to whole groups, then that last block whole when any row is in it."""
+    if not len(rows):
+        return np.empty(0, dtype=np.float32)
+    tail = len(matrix) - len(matrix) % group
+    head = int(np.searchsorted(rows, tail))  # rows ascending: rows[:head] are before the tail
+    pad = -head % group
+    parts = [rows[:head], np.full(pad, rows[0], dtype=rows.dtype)]
+    if head < len(rows):
+        parts.append(np.arange(tail, len(matrix), dtype=rows.dtype))
+    scores = matrix[np.concatenate(parts)] @ query
+    if head == len(rows):
+        return scores[:head]
+    out = np.empty(len(rows), dtype=scores.dtype)
+    out[:head] = scores[:head]
+    out[head:] = scores[head + pad + (rows[head:] - tail)]
+    return out
 
 
 def search(
@@ -149,7 +176,7 @@ def search(
             return None  # the pool would be the matrix: the whole product is cheaper
         part = np.argpartition(-upper, size)
         pool, outside = np.sort(part[:size]), upper[part[size]]  # the best upper score left out
-        exact = exact_rows(matrix, pool, query, pass_.block)
+        exact = exact_rows(matrix, pool, query, pass_.block, pass_.packed)
         if blocked is not None:
             exact[blocked[pool]] = -np.inf
         kth = np.partition(exact, size - k)[size - k]  # the k-th best exact score in the pool
@@ -175,29 +202,37 @@ def best_first(scores: np.ndarray, k: int) -> np.ndarray:
     return top[np.isfinite(scores[top])]
 
 
-def _block_for(matrix: np.ndarray) -> int:
-    """The smallest of ``BLOCKS`` whose gathered products equal the whole product's bits on a
-    few sample queries (rows of the matrix itself) and scattered rows; 0 if none does."""
+def _layout_for(matrix: np.ndarray) -> tuple[int, bool]:
+    """(block, packed): the smallest of ``BLOCKS``, packed if that gives the whole product's
+    bits, else aligned, whose gathered products equal the whole product's on a few sample
+    queries (rows of the matrix itself) and scattered rows; (0, False) if none does."""
     n = len(matrix)
     if n == 0:
-        return 0
+        return 0, False
     sample = np.random.default_rng(n)
     queries = matrix[sample.choice(n, min(n, 4), replace=False)]
     whole = [matrix @ query for query in queries]
     # Scattered rows, as many as leave each remainder that a kernel's tail could handle.
+    # With the last row (in the short last block, if there is one) and without it.
     subsets = [
-        np.unique(np.concatenate([sample.choice(n, min(n, size), replace=False), [n - 1]]))
-        for size in (*range(1, 17), 31, 33, 63, 65, 127, 200)
+        np.unique(
+            np.concatenate(
+                [sample.choice(n, min(n, size), replace=False), np.array(last, dtype=np.int64)]
+            )
+        )
+        for size in (*range(1, 17), 31, 33, 63, 65, 127, 150, 200, 600)
+        for last in ([n - 1], [])
     ]
     for block in BLOCKS:
-        same = all(
-            np.array_equal(exact_rows(matrix, rows, query, block), expected[rows])
-            for rows in subsets
-            for query, expected in zip(queries, whole, strict=True)
-        )
-        if same:
-            return block
-    return 0
+        for packed in (True, False):
+            same = all(
+                np.array_equal(exact_rows(matrix, rows, query, block, packed), expected[rows])
+                for rows in subsets
+                for query, expected in zip(queries, whole, strict=True)
+            )
+            if same:
+                return block, packed
+    return 0, False
 
 
 # ----------------------------------------------------------------- the ONNX model, by hand

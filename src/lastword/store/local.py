@@ -110,6 +110,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self.int8_counts = {"proved": 0, "whole": 0}
         self._titles: tuple[int, dict[str, str]] | None = None
         self._docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None = None
+        self._rows: tuple[int, dict[int, tuple] | None] | None = None  # _held_rows
         self._kind_codes: tuple[np.ndarray, dict[str, int], dict] | None = None
         self._kind_generation = -1
         self._postings: bm25.Postings | None = None

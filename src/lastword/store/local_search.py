@@ -2,7 +2,8 @@
 
 Hybrid retrieval (``retrieve.py``) ranks a few hundred candidates and shows eight: it asks for
 ids and scores (``search_ids``, ``search_lexical_ids``), cosines by matrix row (``cosines``),
-the title and text of the re-ranked head (``passage_texts``, one ``IN (...)`` query) and whole
+the title and text of the re-ranked head (``passage_texts``: from the rows held in memory
+per generation up to ``rows_in_memory_max_passages``, else one ``IN (...)`` query) and whole
 passages only for what it returns. ``search`` and ``search_lexical`` are the same searches with
 the passages built. Mixed into ``LocalStore``, which provides the connection and the matrix.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import sys
 import threading
 from collections.abc import Collection, Iterator, Sequence
 
@@ -55,6 +57,7 @@ class LocalSearch(HitsFromIds):
     int8_counts: dict[str, int]
     _titles: tuple[int, dict[str, tuple[str, str]]] | None  # generation, doc -> title, metadata
     _docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None  # _doc_table's
+    _rows: tuple[int, dict[int, tuple] | None] | None  # generation, _held_rows's
     _reading: threading.local  # the generation pinned by ``reading``, per thread
 
     def _meta(self, key: str) -> str | None: ...
@@ -213,17 +216,52 @@ class LocalSearch(HitsFromIds):
         return self._docs[1]
 
     # ----------------------------------------------------------------- what candidates need
+    def _held_titles(self, generation: int) -> dict[str, tuple[str, str]]:
+        """Each document's title and metadata, read once per generation."""
+        if self._titles is None or self._titles[0] != generation:
+            rows = self._conn.execute("SELECT doc_id, title, metadata FROM documents")
+            self._titles = (generation, {doc: (title, meta) for doc, title, meta in rows})
+        return self._titles[1]
+
+    def _held_rows(self, generation: int) -> dict[int, tuple] | None:
+        """Every passage row of the committed generation (id, doc_id, text, ``_ROW``), read
+        once per generation, when there are at most ``rows_in_memory_max_passages``; else
+        None (and outside a committed state: a writer's open batch reads the tables)."""
+        limit = self.settings.rows_in_memory_max_passages
+        if limit <= 0 or self._conn.in_transaction:
+            return None
+        if self._rows is None or self._rows[0] != generation:
+            held = None
+            (count,) = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()
+            if count <= limit:
+                rows = self._conn.execute(f"SELECT id, doc_id, text, {_ROW} FROM passages")
+                held = {row[0]: tuple(row) for row in rows}
+            self._rows = (generation, held)
+        return self._rows[1]
+
+    def held_rows_bytes(self) -> int:
+        """The memory the held passage rows take (their strings and tuples), 0 when none."""
+        held = self._rows[1] if self._rows is not None else None
+        if not held:
+            return 0
+        size = sys.getsizeof(held)
+        for row in held.values():
+            size += sys.getsizeof(row) + sum(sys.getsizeof(v) for v in row[1:])
+        return size
+
     def passage_texts(self, passage_ids: Sequence[int]) -> dict[int, str]:
         """Each passage's document title and text, as ``title + "\\n" + text``."""
         if not len(passage_ids):
             return {}
-        marks = ",".join("?" * len(passage_ids))
         wanted = [int(p) for p in passage_ids]
         generation = self._generation()
-        if self._titles is None or self._titles[0] != generation:
-            rows = self._conn.execute("SELECT doc_id, title, metadata FROM documents")
-            self._titles = (generation, {doc: (title, meta) for doc, title, meta in rows})
-        titles = self._titles[1]
+        titles = self._held_titles(generation)
+        held = self._held_rows(generation)
+        if held is not None:
+            rows = [held[pid] for pid in sorted(set(wanted)) if pid in held]  # as SQL's order
+            if all(row[1] in titles for row in rows):
+                return {row[0]: f"{titles[row[1]][0]}\n{row[2]}" for row in rows}
+        marks = ",".join("?" * len(passage_ids))
         # Without the join (a third faster): the titles of this generation are held. Inside
         # ``reading`` the whole rows are kept, so the passages returned need no second query.
         rows = self._conn.execute(
@@ -244,14 +282,15 @@ class LocalSearch(HitsFromIds):
     def passages_by_id(self, passage_ids: Sequence[int]) -> dict[int, Passage]:
         if not passage_ids:
             return {}
-        kept = getattr(self._reading, "rows", None)
-        if kept and self._titles is not None and all(pid in kept for pid in passage_ids):
-            titles = self._titles[1]  # read by the same ``passage_texts`` as the rows
-            return {
-                pid: _passage(pid, row[1], titles[row[1]][0], row[2], titles[row[1]][1], row[3:])
-                for pid in passage_ids
-                for row in (kept[pid],)
-            }
+        # Inside ``reading``: the rows held for the generation, else those ``passage_texts`` kept.
+        generation = getattr(self._reading, "generation", None)
+        held = self._held_rows(generation) if generation is not None else None
+        titled = self._titles is not None and self._titles[0] == generation
+        kept = held if held is not None and titled else getattr(self._reading, "rows", None)
+        if kept and self._titles is not None:
+            titles = self._titles[1]  # read with the rows (``passage_texts``, ``_held_titles``)
+            if all(pid in kept and kept[pid][1] in titles for pid in passage_ids):
+                return {pid: _kept_passage(kept[pid], titles) for pid in passage_ids}
         marks = ",".join("?" * len(passage_ids))
         rows = self._conn.execute(
             f"SELECT p.id, p.doc_id, d.title, p.text, d.metadata, {_ROW_P} FROM passages p "
@@ -287,6 +326,12 @@ class LocalSearch(HitsFromIds):
 #: the passage columns a ``Passage`` needs besides id, document, title, text and metadata
 _ROW = "page, position, char_start, char_end, kind, flags"
 _ROW_P = "p.page, p.position, p.char_start, p.char_end, p.kind, p.flags"
+
+
+def _kept_passage(row: tuple, titles: dict[str, tuple[str, str]]) -> Passage:
+    """A held row (id, doc_id, text, ``_ROW``) as a Passage, its title from ``titles``."""
+    title, metadata = titles[row[1]]
+    return _passage(row[0], row[1], title, row[2], metadata, row[3:])
 
 
 def _passage(pid: int, doc_id: str, title: str, text: str, metadata: str, rest) -> Passage:
