@@ -213,3 +213,29 @@ def test_a_paper_set_in_a_bold_font_keeps_its_body_lines(tmp_path: Path):
         assert line in text  # every body line is in a passage
     assert "Results" not in text  # the larger heading is still a heading
     assert all(len(p.text) > 200 for p in passages if p.kind != "front")  # not one a line
+
+
+def test_a_landscape_page_keeps_the_running_header_band(tmp_path: Path):
+    """A wide table set sideways makes a landscape page; its running header sits as many points
+    from the edge as on the portrait pages, which is a larger share of the shorter height. It is
+    still page furniture, not a passage."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=10)
+    sentence = (
+        "Essential oils of thyme and oregano reduced grey mould on stored strawberries by "
+        "about half in three trials over two seasons. "
+    )
+    for number, orientation in enumerate(("P", "L", "L", "P"), start=1):
+        pdf.add_page(orientation=orientation)
+        pdf.text(20, 20, "Microorganisms 2018, 6, 104")  # 20 mm from the top edge
+        pdf.text(pdf.w - 40, 20, f"{number} of 4")
+        pdf.set_xy(20, 40)
+        pdf.multi_cell(pdf.w - 40, 5, sentence * 6)
+    path = tmp_path / "landscape.pdf"
+    pdf.output(str(path))
+    document = read(path)
+    text = " ".join(p.text for p in split_passages(document.pages))
+    assert "strawberries" in text
+    assert "Microorganisms 2018" not in text and " of 4" not in text

@@ -17,6 +17,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 _FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
+
+
+def _band(page: Page) -> tuple[float, float]:
+    """The bottom and top bands' edges: ``_FURNITURE_BAND`` of the page's longer side, so a
+    landscape page (a wide table set sideways) keeps the header band of the portrait pages
+    around it (its header sits as many points from the edge, not the same share of a shorter
+    height)."""
+    band = _FURNITURE_BAND * max(page.height, page.width)
+    return band, page.height - band
+
+
 _NUMBER = re.compile(r"^[-−–+±(]?[\d.,]*\d[\d.,]*[a-z*%)]{0,4}(±[\d.,]+[a-z*]{0,3})?$")
 _PAGE_NUMBER = re.compile(r"(?<![\d./:-])\d{1,5}(?![\d./:-]?\d)")
 _CELL_GAP = 0.75  # a gap between characters this many font heights wide separates table cells
@@ -327,7 +338,7 @@ def mark_furniture(pages: list[Page]) -> None:
     pages (or a bare number, or a DOI/journal line there). Rotated margin stamps too."""
     band_lines: list[Line] = []
     for page in pages:
-        low, high = _FURNITURE_BAND * page.height, (1 - _FURNITURE_BAND) * page.height
+        low, high = _band(page)
         rotated_share = sum(len(x.text) for x in page.lines if x.rotated) / max(
             1, sum(len(x.text) for x in page.lines)
         )
@@ -399,7 +410,7 @@ def page_labels(pages: list[Page]) -> dict[int, str]:
         return {}
     offsets: Counter[int] = Counter()
     for page in pages:
-        low, high = _FURNITURE_BAND * page.height, (1 - _FURNITURE_BAND) * page.height
+        low, high = _band(page)
         found: set[int] = set()
         for line in page.lines:
             if line.rotated or not (line.top <= low or line.bottom >= high):
