@@ -20,7 +20,8 @@ unanswerable questions are all negative). Then:
    the generator's follower settings (``generate/extractive.py``).
    ``--weak-band-floors 0.45,0.8`` adds rows for a band-aware floor: no question is refused by
    the gate, and one in its weak band is answered only when the generator's relevance reaches
-   the floor (``WEAK_BAND_FLOOR``; PubMedQA's side: ``bench/weak_band_floor.py``).
+   the floor (``[gate] evidence_floor``, ``settings.EVIDENCE_FLOOR``; PubMedQA's side:
+   ``bench/weak_band_floor.py``).
 4. ``--relevance``: each question's best-sentence relevance without a gate
    (``ExtractiveGenerator.best``, what the floor compares), answerable vs unanswerable per half
    (AUC, medians) and what floors on it keep and let through.
@@ -51,7 +52,7 @@ from lastword.generate.extractive import RELEVANCE_FLOOR, ExtractiveGenerator, c
 from lastword.generate.protocol import GenerationRequest
 from lastword.pipeline import Pipeline
 from lastword.result import Band
-from lastword.settings import load_settings
+from lastword.settings import EVIDENCE_FLOOR, load_settings
 from lastword.verify import verify_draft
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -118,7 +119,7 @@ def main() -> int:
     )
     parser.add_argument(
         "--weak-band-floors",
-        default=str(extractive.WEAK_BAND_FLOOR),
+        default=str(EVIDENCE_FLOOR),
         help="Also measure a band-aware floor: the gate refuses nothing, and a question in its "
         "weak band is answered only over this floor (comma-separated); --floors applies to the "
         "others.",

@@ -27,17 +27,17 @@ from pathlib import Path
 
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.generate.answering import QuestionProfile
-from lastword.generate.extractive import WEAK_BAND_FLOOR, ExtractiveGenerator
+from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import GenerationRequest
 from lastword.result import Band, Result
-from lastword.settings import load_settings
+from lastword.settings import EVIDENCE_FLOOR, load_settings
 from lastword.verify import verify_draft
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="bench/eval_pubmedqa.py --out document.")
-    parser.add_argument("--floors", default=f"{WEAK_BAND_FLOOR},0.6,0.7,0.8")
+    parser.add_argument("--floors", default=f"{EVIDENCE_FLOOR},0.6,0.7,0.8")
     args = parser.parse_args()
     document = json.loads(args.results.read_text(encoding="utf-8"))
     embedder = MiniLMEmbedder()

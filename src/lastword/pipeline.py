@@ -80,6 +80,8 @@ class Pipeline:
                 gate.specific_floor, gate.specific_reach, gate.specific_min_passages
             )
         self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name, rule)
+        # the weak band's evidence check (step 4b): the extractive scorer, no model
+        self._evidence = ExtractiveGenerator.weak_band(embedder)
 
     @classmethod
     def open(
@@ -176,8 +178,7 @@ class Pipeline:
         it separates answerable from unanswerable questions better than the passage-level
         score (AUC 0.940 / 0.923 on the DEV / TEST halves, docs/ingest.md)."""
         floor = self.settings.gate.evidence_floor
-        checker = ExtractiveGenerator.weak_band(self.embedder)
-        best = checker.best(GenerationRequest(question, passages, "corpus"))
+        best = self._evidence.best(GenerationRequest(question, passages, "corpus"))
         if best >= floor:
             return Band.BORDERLINE, signals.model_copy(
                 update={"evidence": best, "evidence_floor": floor}

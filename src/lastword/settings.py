@@ -325,9 +325,13 @@ SPECIFIC_FLOOR, SPECIFIC_REACH = 0.6, 1.5
 #: at most 9 and SciFact's at most 12, where the rule let through 4% of SciFact's unanswerable
 #: claims at its automatic threshold (docs/calibration.md)
 SPECIFIC_MIN_PASSAGES = 15
-#: the weak band's evidence check (``[gate] evidence_floor``): generate/extractive.py's
-#: WEAK_BAND_FLOOR, chosen on the papers' DEV half (29/50 right, 1/27 false accepts) and
-#: checked on PubMedQA (+1 false accept of 500; docs/ingest.md)
+#: the weak band's evidence check (``[gate] evidence_floor``): a question below weak that asks a
+#: specific (a number, a name, a place) goes on when the extractive scorer's opening sentence
+#: (``ExtractiveGenerator.best``) reaches this. On the papers (``bench/answer_scorer.py
+#: --weak-band-floors``, hybrid) 0.45 / 0.7 / 0.8 answer 29 / 24 / 23 of 50 right (DEV 17 / 13 /
+#: 13), 1/27 false accepts each; on PubMedQA (``bench/weak_band_floor.py``; yes/no questions)
+#: they add 1 / 0 / 0 false accepts of 500, without the asked-specific rule 12 / 5 / 2. 0.45 is
+#: the DEV choice (docs/calibration.md, docs/ingest.md)
 EVIDENCE_FLOOR = 0.45
 
 

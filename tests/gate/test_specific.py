@@ -9,7 +9,6 @@ import pytest
 
 from lastword.gate.bands import SpecificRule
 from lastword.gate.specific import specific
-from lastword.generate.extractive import WEAK_BAND_FLOOR
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.pipeline import Pipeline
 from lastword.result import Band, Mechanism, Status
@@ -202,4 +201,4 @@ def test_below_weak_the_evidence_check_lets_a_stated_specific_through(demo_index
         refused = p.ask(asks)
     assert refused.band is Band.WEAK and refused.status is Status.REFUSED
     assert refused.gate.evidence == through.gate.evidence and above.requests == []
-    assert GateSettings().evidence_floor == EVIDENCE_FLOOR == WEAK_BAND_FLOOR
+    assert GateSettings().evidence_floor == EVIDENCE_FLOOR

@@ -256,13 +256,13 @@ def test_best_is_the_relevance_the_floor_compares(generator, paper, minilm) -> N
 
 def test_the_weak_band_generator_answers_only_a_specific_over_its_floor(minilm, paper) -> None:
     """For a question the gate would refuse: a question asking a specific is answered when its
-    opening sentence clears ``WEAK_BAND_FLOOR``; a yes/no question never is, however on-topic
+    opening sentence clears ``EVIDENCE_FLOOR``; a yes/no question never is, however on-topic
     the passages (any sentence on its topic scores as if it answered)."""
-    from lastword.generate.extractive import WEAK_BAND_FLOOR
+    from lastword.settings import EVIDENCE_FLOOR
 
     strict = ExtractiveGenerator.weak_band(minilm)
     asked = GenerationRequest("At what day/night temperatures were the wheat plants grown?", paper)
-    assert ExtractiveGenerator(minilm).best(asked) >= WEAK_BAND_FLOOR
+    assert ExtractiveGenerator(minilm).best(asked) >= EVIDENCE_FLOOR
     assert "24/18 °C" in strict.generate(asked).text
     yes_no = GenerationRequest("Did heat stress reduce grain weight per spike in wheat?", paper)
     assert ExtractiveGenerator(minilm).generate(yes_no).text != UNANSWERABLE

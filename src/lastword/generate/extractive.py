@@ -62,6 +62,7 @@ from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
 from lastword.sentences import split_sentences
+from lastword.settings import EVIDENCE_FLOOR
 from lastword.verify.sentences import split_line
 
 #: sentences shorter than this are fragments (labels) rather than statements; a candidate
@@ -76,15 +77,6 @@ RELEVANCE_WEIGHT = 0.7
 #: all three answer as many DEV questions right with as few false accepts; without a gate 0.12
 #: and 0.10 let one and three more DEV false accepts through than 0.15
 RELEVANCE_FLOOR = 0.15
-#: the floor for a question the gate puts in its weak band, were it let through to the
-#: generator (the seam with the gate; the pipeline refuses those today): answered only when the
-#: question asks a specific (``QuestionProfile.asks_specific``: a number, a name, a place) and
-#: the opening sentence's relevance (``best``) reaches this. Measured, not wired. On the papers
-#: (``bench/answer_scorer.py --weak-band-floors``, hybrid) 0.45 / 0.7 / 0.8 answer 29 / 24 / 23
-#: of 50 right (DEV 17 / 13 / 13), 1/27 false accepts each, against 20/50 behind the gate. On
-#: PubMedQA (``bench/weak_band_floor.py``; its questions are yes/no) they add 1 / 0 / 0 false
-#: accepts of 500 traps; without the specific rule 12 / 5 / 2. 0.45 is the DEV choice.
-WEAK_BAND_FLOOR = 0.45
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
@@ -216,10 +208,10 @@ class ExtractiveGenerator:
 
     @classmethod
     def weak_band(cls, embedder: Embedder, sentences: int = 3) -> ExtractiveGenerator:
-        """The generator for a question the gate puts in its weak band, were the pipeline to
-        let it through instead of refusing: only a question asking a specific, over
-        ``WEAK_BAND_FLOOR``."""
-        return cls(embedder, sentences, relevance_floor=WEAK_BAND_FLOOR, specific_only=True)
+        """The scorer of the gate's evidence check for a question in its weak band
+        (``Pipeline._evidence_check``): only a question asking a specific, over
+        ``[gate] evidence_floor``'s default."""
+        return cls(embedder, sentences, relevance_floor=EVIDENCE_FLOOR, specific_only=True)
 
     @property
     def name(self) -> str:
