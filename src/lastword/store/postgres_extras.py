@@ -142,24 +142,21 @@ def ivfflat_lists(rows: int) -> int:
     return max(1, round(2 * rows**0.5))
 
 
-def halfvec_version(conn: Any) -> str | None:
-    """The server's pgvector version when it has ``halfvec`` (0.7 and later), else None."""
+def vector_version(conn: Any) -> str | None:
+    """The server's pgvector version (``extversion``), None when the extension is missing."""
     row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    if row is None:
-        return None
-    parts = tuple(int(p) for p in re.findall(r"\d+", row[0])[:2])
-    return row[0] if parts >= (0, 7) else None
+    return None if row is None else row[0]
 
 
 def wanted_precision(conn: Any, settings: Any) -> str:
     """ "half" or "full": what a vector index built now gets under ``[store] pg_precision``."""
     if settings.pg_precision == "full":
         return "full"
-    if halfvec_version(conn) is None:
-        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+    version = vector_version(conn)
+    if version is None or tuple(int(p) for p in re.findall(r"\d+", version)[:2]) < (0, 7):
         raise ConfigError(
             f'[store] pg_precision = "half" needs pgvector 0.7 or later (halfvec); this '
-            f'server has {row.fetchone()[0]}: set pg_precision = "full"'
+            f'server has {version}: set pg_precision = "full"'
         )
     return "half"
 
