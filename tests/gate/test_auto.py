@@ -173,19 +173,30 @@ def test_a_changed_corpus_recalibrates_and_an_unchanged_one_does_not(
         assert again.documents == DOCUMENTS + 1
 
 
+def stored_as_older(calibrated: Path, minilm, tmp_path: Path, older_form) -> tuple[Path, object]:
+    """A copy of the calibrated index whose stored calibration ``older_form`` rewrote (its weak
+    set to 0.99 besides); the index and the calibration as it was."""
+    index = tmp_path / "index"
+    shutil.copytree(calibrated, index)
+    with LocalStore.open_for_write(index, minilm.info) as store:
+        current = stored_calibration(store)
+        assert current is not None
+        older = json.loads(current.to_json())
+        older_form(older)
+        older["weak"] = 0.99
+        store.write_meta(META_KEY, json.dumps(older))
+    return index, current
+
+
 def test_a_calibration_made_with_another_tail_quantile_is_made_again(
     calibrated: Path, minilm, tmp_path: Path
 ):
-    index = tmp_path / "index"
-    shutil.copytree(calibrated, index)
     settings = small_settings()
-    with LocalStore.open_for_write(index, minilm.info) as store:
-        current = stored_calibration(store)
-        assert current is not None and current.quantile == shift_quantile(current.mode)
-        older = json.loads(current.to_json())
-        older.pop("quantile")  # written before the quantile was recorded
-        older["weak"] = 0.99
-        store.write_meta(META_KEY, json.dumps(older))
+    # written before the quantile was recorded
+    index, current = stored_as_older(
+        calibrated, minilm, tmp_path, lambda older: older.pop("quantile")
+    )
+    assert current.quantile == shift_quantile(current.mode)
     again = calibrate_after_ingest(settings, index, minilm)
     assert again is not None and again.quantile == shift_quantile(again.mode)
     assert again.weak == pytest.approx(current.weak, abs=1e-6)
@@ -195,16 +206,13 @@ def test_a_calibration_made_with_another_tail_quantile_is_made_again(
 def test_a_calibration_made_for_another_gate_model_is_made_again(
     calibrated: Path, minilm, tmp_path: Path
 ):
-    index = tmp_path / "index"
-    shutil.copytree(calibrated, index)
     settings = small_settings()
-    with LocalStore.open_for_write(index, minilm.info) as store:
-        current = stored_calibration(store)
-        assert current is not None and current.model is not None
-        older = json.loads(current.to_json())
+
+    def another_model(older: dict) -> None:
         older["model"] = {**older["model"], "intercept": older["model"]["intercept"] + 1.0}
-        older["weak"] = 0.99
-        store.write_meta(META_KEY, json.dumps(older))
+
+    index, current = stored_as_older(calibrated, minilm, tmp_path, another_model)
+    assert current.model is not None
     with LocalStore.open(index) as store:
         assert not usable(stored_calibration(store), settings, "minilm")
     again = calibrate_after_ingest(settings, index, minilm)
