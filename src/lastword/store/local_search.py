@@ -118,27 +118,33 @@ class LocalSearch(HitsFromIds):
         if found is not None:
             rows, scores = found
             return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+        blocked = self._blocked(ids, excluded, kinds)
         if len(ids) >= self.settings.int8_min_passages:
-            found = self._search_int8(loaded, ids, query, k, excluded, kinds)
+            found = self._search_int8(loaded, query, k, blocked)
             if found is not None:
                 rows, scores = found
                 return ids[rows].astype(np.int64), scores.astype(np.float64)
         scores = matrix @ query
-        if excluded is not None and len(excluded):
-            scores[np.isin(ids, excluded, assume_unique=True)] = -np.inf
-        if kinds is not None:
-            scores[~self._kind_mask(kinds, None)] = -np.inf
+        if blocked is not None:
+            scores[blocked] = -np.inf
         top = int8.best_first(scores, k)
         return ids[top].astype(np.int64), scores[top].astype(np.float64)
 
+    def _blocked(
+        self, ids: np.ndarray, excluded: np.ndarray | None, kinds: Collection[str] | None
+    ) -> np.ndarray | None:
+        """A mask of the matrix rows a search leaves out (excluded documents' passages, other
+        kinds), None when it leaves none out: both exact paths read the same one."""
+        blocked = None
+        if excluded is not None and len(excluded):
+            blocked = np.isin(ids, excluded, assume_unique=True)
+        if kinds is not None:
+            other = ~self._kind_mask(kinds, None)
+            blocked = other if blocked is None else blocked | other
+        return blocked
+
     def _search_int8(
-        self,
-        matrix: np.ndarray,
-        ids: np.ndarray,
-        query: np.ndarray,
-        k: int,
-        excluded: np.ndarray | None,
-        kinds: Collection[str] | None,
+        self, matrix: np.ndarray, query: np.ndarray, k: int, blocked: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """(rows, scores) of the exact top k through the int8 pass (``store/int8.py``); None
         when its pool could not prove the answer. ``matrix``: the loaded one, cached per
@@ -146,14 +152,7 @@ class LocalSearch(HitsFromIds):
         built = self._int8
         if built is None or built[0] is not matrix:
             built = self._int8 = (matrix, int8.Int8Pass(matrix))
-        matrix = np.asarray(matrix)
-        blocked = None
-        if excluded is not None and len(excluded):
-            blocked = np.isin(ids, excluded, assume_unique=True)
-        if kinds is not None:
-            other = ~self._kind_mask(kinds, None)
-            blocked = other if blocked is None else blocked | other
-        found = int8.search(built[1], matrix, query, k, blocked)
+        found = int8.search(built[1], np.asarray(matrix), query, k, blocked)
         self.int8_counts["whole" if found is None else "proved"] += 1
         return found
 
