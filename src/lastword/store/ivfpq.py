@@ -1,0 +1,156 @@
+"""Approximate search for the local store: inverted lists over 4-bit codes, re-scored exactly.
+
+    DIR/ivfpq-<gen>.faiss   a faiss IndexIVFPQFastScan over the matrix of generation <gen>;
+                            its ids are passage ids
+
+Why: at 1M x 384 the float32 inverted lists (``store/ivf.py``) need 128 of 2,003 cells for
+recall@8 0.98 on PubMedQA's questions (66,000 rows, 100 MB read a question: ~20 ms), and an
+HNSW graph walk does not reach 0.98 at all on that haystack (docs/scale.md). The same cells
+with each row held as a product-quantized code of 4 bits per 4 dimensions (48 bytes a row at
+384 dimensions, an eighth of float32) are scanned by faiss's fast-scan kernel (lookup tables
+held in SIMD registers), so 128 cells cost about a millisecond, and the best
+``ivfpq_candidates`` by code are re-scored exactly against the matrix: the scores returned
+are exact cosines, and the codes only choose which rows get scored.
+
+The cells are the store's own spherical k-means (``ivf.train``, about 2·√N cells); the codes
+are trained on a sample of the rows. Like the graph and the float32 lists, the file is derived:
+a writer builds it after it commits (``refresh_derived``), writes it under a temporary name and
+renames it into place whole, tagged with its generation; a reader that finds none for its
+generation (or one of another size) searches exactly. Every generation is built afresh (cells,
+codes and all rows): at 1M rows a few minutes on this machine, much less than the graph.
+
+faiss is optional (``pip install 'lastword[faiss]'``): only ``[store] ann = "ivfpq"`` needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from lastword.errors import ConfigError
+from lastword.store import ivf
+from lastword.store.files import written_whole
+
+FILE_PATTERN = re.compile(r"^ivfpq-(\d+)\.faiss$")
+#: dimensions per 4-bit code: 4 (96 codes at 384 dimensions). Measured at 1M: 8 dimensions a
+#: code (PQ48) lost recall that no candidate count won back (0.961 against 0.980 at 128 cells)
+DIMS_PER_CODE = 4
+#: rows sampled to train the codes (faiss wants ~39 per centroid: 16 centroids per sub-space)
+TRAIN_SAMPLE = 100_000
+#: below this many rows there is nothing to train codes on: no file, exact search
+MIN_ROWS = 64
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError:
+        raise ConfigError(
+            "[store] ann = \"ivfpq\" needs faiss: pip install 'lastword[faiss]' "
+            '(or use ann = "hnsw" or "ivf")'
+        ) from None
+    return faiss
+
+
+def is_index(found: object) -> bool:
+    """Whether ``found`` (a loaded graph, lists or index) is one of this module's."""
+    return type(found).__module__.startswith("faiss")
+
+
+def path(directory: Path, generation: int) -> Path:
+    return directory / f"ivfpq-{generation}.faiss"
+
+
+def codes_per_row(dim: int) -> int:
+    """The number of 4-bit codes a row gets: one per ``DIMS_PER_CODE`` dimensions, or the
+    largest divisor of ``dim`` below that count (faiss cuts a vector into equal parts)."""
+    wanted = max(1, dim // DIMS_PER_CODE)
+    return next(m for m in range(wanted, 0, -1) if dim % m == 0)
+
+
+def build(matrix: np.ndarray, ids: np.ndarray, *, lists: int, seed: int = 0):
+    """A faiss index over ``matrix`` (labels: ``ids``), or None below ``MIN_ROWS`` rows."""
+    faiss = _faiss()
+    n, dim = matrix.shape
+    if n < MIN_ROWS:
+        return None
+    centroids = ivf.train(matrix, lists or ivf.default_lists(n), seed=seed)
+    quantizer = faiss.IndexFlatIP(dim)
+    quantizer.add(np.ascontiguousarray(centroids, dtype=np.float32))
+    index = faiss.IndexIVFPQFastScan(
+        quantizer, dim, len(centroids), codes_per_row(dim), 4, faiss.METRIC_INNER_PRODUCT
+    )
+    index.own_fields = True
+    quantizer.this.disown()  # the index frees it
+    index.by_residual = False  # one lookup table for every cell: inner products need no residual
+    rng = np.random.default_rng(seed)
+    sample = np.sort(rng.choice(n, size=TRAIN_SAMPLE, replace=False)) if n > TRAIN_SAMPLE else None
+    training = matrix[sample] if sample is not None else matrix
+    index.train(np.ascontiguousarray(training, dtype=np.float32))
+    for start in range(0, n, ivf.BLOCK * 8):
+        block = np.ascontiguousarray(matrix[start : start + ivf.BLOCK * 8], dtype=np.float32)
+        index.add_with_ids(block, np.ascontiguousarray(ids[start : start + len(block)]))
+    return index
+
+
+def save(index, target: Path) -> None:
+    """Write ``index`` to ``target`` whole or not at all."""
+    faiss = _faiss()
+    with written_whole(target) as tmp:
+        faiss.write_index(index, str(tmp))
+
+
+def load(target: Path, passages: int):
+    """The index at ``target``, or None when it is missing, unreadable or of another corpus
+    size (search exactly then)."""
+    if not target.is_file():
+        return None
+    faiss = _faiss()
+    try:
+        index = faiss.read_index(str(target))
+    except RuntimeError:
+        return None
+    if index.ntotal != passages or not isinstance(index, faiss.IndexIVFPQFastScan):
+        return None
+    # One query searches on one core, as the matrix products do (the store's searches run side
+    # by side in threads): faiss's OpenMP threads would only compete with them.
+    faiss.omp_set_num_threads(1)
+    return index
+
+
+def search(
+    index,
+    matrix: np.ndarray,
+    ids: np.ndarray,
+    query: np.ndarray,
+    k: int,
+    *,
+    probes: int,
+    candidates: int,
+    keep: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Matrix rows and exact scores of the best k among the codes' best ``candidates`` in the
+    ``probes`` nearest cells, best first (equal scores by row, as the whole product ranks).
+
+    ``keep(rows)`` filters (exclusions, kinds); when fewer than k survive, None tells the
+    caller to search exactly instead.
+    """
+    faiss = _faiss()
+    wanted = min(max(candidates, k), index.ntotal)
+    params = faiss.SearchParametersIVF(nprobe=min(probes, index.nlist))
+    _, labels = index.search(query.reshape(1, -1).astype(np.float32), wanted, params=params)
+    labels = labels[0][labels[0] >= 0]
+    rows = np.searchsorted(ids, labels)
+    valid = rows < len(ids)
+    valid[valid] = ids[rows[valid]] == labels[valid]
+    rows = np.unique(rows[valid])
+    if keep is not None:
+        rows = rows[keep(rows)]
+    if len(rows) < min(k, len(ids)):
+        return None
+    scores = np.asarray(matrix[rows]) @ query
+    order = np.argsort(-scores, kind="stable")[:k]
+    return rows[order], scores[order]
