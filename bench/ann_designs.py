@@ -32,14 +32,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query, one core: before numpy loads
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query, one core, as the store runs
+import numpy as np
 
 from lastword.store import ivf
 
+# bench-only prototype beside this file: the walk lost at 1M (docs/scale.md)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import ann_walk as walk  # bench-only: the walk lost (docs/scale.md)
+import ann_walk as walk
 
 K = 8
 FAISS_SPECS = {
