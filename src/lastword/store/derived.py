@@ -33,6 +33,10 @@ from lastword.store import ann, bm25, check, ivf, ivfpq
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.terms import terms
 
+#: the derived files' suffixes and name prefixes (older generations' are removed)
+_SUFFIXES = (".npy", ".npz", ".json", ".bin", ".faiss")
+_PREFIXES = ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "ivfpq-", "postings-")
+
 
 class DerivedFiles:
     """Mixed into ``LocalStore``: the matrix, ids, lexicon and graph files, and graph search."""
@@ -70,15 +74,7 @@ class DerivedFiles:
         current = self._meta("generation")
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
-            derived = path.suffix in (
-                ".npy",
-                ".npz",
-                ".json",
-                ".bin",
-                ".faiss",
-            ) and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "ivfpq-", "postings-")
-            )
+            derived = path.suffix in _SUFFIXES and path.stem.startswith(_PREFIXES)
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
                 with contextlib.suppress(FileNotFoundError):
