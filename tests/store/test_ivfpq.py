@@ -5,6 +5,7 @@ the install hint when faiss is missing."""
 from __future__ import annotations
 
 import builtins
+import json
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ def build(directory: Path, documents: int, per_doc: int = 10) -> None:
 
 def test_codes_recall_exact_scores_and_filters(tmp_path: Path):
     build(tmp_path, 300)  # 3,000 passages, about 110 cells
-    assert [p.name for p in tmp_path.glob("ivfpq-*")] == ["ivfpq-1.faiss"]
+    assert sorted(p.name for p in tmp_path.glob("ivfpq-*")) == ["ivfpq-1.faiss", "ivfpq-1.json"]
     queries = clustered(99, 100)
     with LocalStore.open(tmp_path, EXACT) as exact, LocalStore.open(tmp_path, PQ) as approx:
         truth = top_ids(exact, queries)
@@ -63,7 +64,7 @@ def test_fewer_probes_and_candidates_cost_recall(tmp_path: Path):
         assert recall(top_ids(approx, queries), top_ids(exact, queries)) < 0.9
 
 
-def test_each_commit_writes_its_own_file_and_removes_the_old(tmp_path: Path):
+def test_the_next_commit_updates_the_codes_in_place_then_trains_afresh(tmp_path: Path):
     build(tmp_path, 100)  # 1,000 passages
     fresh = clustered(7, 4)
     with LocalStore.open_for_write(tmp_path, INFO, PQ) as store:
@@ -71,13 +72,35 @@ def test_each_commit_writes_its_own_file_and_removes_the_old(tmp_path: Path):
         store.remove_document("d0")
         store.commit()
         store.refresh_derived()
-    assert [p.name for p in tmp_path.glob("ivfpq-*")] == ["ivfpq-2.faiss"]
+    names = sorted(p.name for p in tmp_path.glob("ivfpq-*"))
+    assert names == ["ivfpq-2.faiss", "ivfpq-2.json"]  # generation 1's are gone
+    # carried over: the same cells and codebooks, 10 codes dropped and 4 encoded
+    assert json.loads((tmp_path / "ivfpq-2.json").read_text()) == {
+        "trained_on": 1000,
+        "changed": 14,
+    }
     with LocalStore.open(tmp_path, PQ) as store:
-        assert store._graph is None or store._graph.ntotal == 994
         hits = store.search(fresh[0], 1)
         assert hits[0].passage.doc_id == "fresh"
         assert store._graph.ntotal == 994
         assert all(h.passage.doc_id != "d0" for h in store.search(clustered(0, 1)[0], 8))
+        queries = clustered(99, 50)
+        with LocalStore.open(tmp_path, EXACT) as exact:
+            assert recall(top_ids(store, queries), top_ids(exact, queries)) >= 0.98
+    # past a tenth of the corpus changed since training: trained afresh over every row
+    with LocalStore.open_for_write(tmp_path, INFO, PQ) as store:
+        for d in range(1, 11):
+            store.remove_document(f"d{d}")
+        store.commit()
+        store.refresh_derived()
+    assert json.loads((tmp_path / "ivfpq-3.json").read_text()) == {
+        "trained_on": 894,
+        "changed": 0,
+    }
+    with LocalStore.open(tmp_path, PQ) as store:
+        assert store._graph is None or store._graph.ntotal == 894
+        assert all(h.passage.doc_id != "d5" for h in store.search(clustered(5, 1)[0], 8))
+        assert store._graph.ntotal == 894
 
 
 def test_missing_stale_or_damaged_file_means_exact_search(tmp_path: Path):

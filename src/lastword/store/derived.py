@@ -125,13 +125,16 @@ class DerivedFiles:
             self._refresh_lists(generation, vectors_path, ids)
             return
         if self.settings.ann == "ivfpq":
-            target = ivfpq.path(self.directory, generation)
-            if not target.exists():
+            if not ivfpq.path(self.directory, generation).exists():
+                old = None
+                found = ivfpq.previous(self.directory, generation)
+                if found is not None and self._matrix_paths(found)[1].exists():
+                    old = (found, np.load(self._matrix_paths(found)[1]))
                 matrix = np.load(vectors_path, mmap_mode="r")
-                index = ivfpq.build(matrix, ids, lists=self.settings.ivf_lists)
-                if index is not None:
-                    ivfpq.save(index, target)
-                    fsync_directory(self.directory)
+                ivfpq.refresh(
+                    self.directory, generation, matrix, ids, lists=self.settings.ivf_lists, old=old
+                )
+                fsync_directory(self.directory)
             return
         path = ann.graph_path(self.directory, generation)
         if path.exists():

@@ -16,14 +16,17 @@ The cells are the store's own spherical k-means (``ivf.train``, about 2·√N ce
 are trained on a sample of the rows. Like the graph and the float32 lists, the file is derived:
 a writer builds it after it commits (``refresh_derived``), writes it under a temporary name and
 renames it into place whole, tagged with its generation; a reader that finds none for its
-generation (or one of another size) searches exactly. Every generation is built afresh (cells,
-codes and all rows): at 1M rows a few minutes on this machine, much less than the graph.
+generation (or one of another size) searches exactly. The next writer updates the previous
+generation's codes in place (removed passages dropped, new ones encoded with the same cells
+and codebooks) until the passages added and removed since training pass
+``ivf.RETRAIN_SHARE`` of the corpus, then trains afresh (at 1M rows about 3 minutes here).
 
 faiss is optional (``pip install 'lastword[faiss]'``): only ``[store] ann = "ivfpq"`` needs it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +35,7 @@ import numpy as np
 
 from lastword.errors import ConfigError
 from lastword.store import ivf
-from lastword.store.files import written_whole
+from lastword.store.files import newest_below, write_atomically, written_whole
 
 FILE_PATTERN = re.compile(r"^ivfpq-(\d+)\.faiss$")
 #: dimensions per 4-bit code: 4 (96 codes at 384 dimensions). Measured at 1M: 8 dimensions a
@@ -68,6 +71,11 @@ def path(directory: Path, generation: int) -> Path:
     return directory / f"ivfpq-{generation}.faiss"
 
 
+def info_path(directory: Path, generation: int) -> Path:
+    """How far the corpus has moved since the codes were trained (read by the next writer)."""
+    return directory / f"ivfpq-{generation}.json"
+
+
 def codes_per_row(dim: int) -> int:
     """The number of 4-bit codes a row gets: one per ``DIMS_PER_CODE`` dimensions, or the
     largest divisor of ``dim`` below that count (faiss cuts a vector into equal parts)."""
@@ -98,6 +106,66 @@ def build(matrix: np.ndarray, ids: np.ndarray, *, lists: int, seed: int = 0):
         block = np.ascontiguousarray(matrix[start : start + ivf.BLOCK * 8], dtype=np.float32)
         index.add_with_ids(block, np.ascontiguousarray(ids[start : start + len(block)]))
     return index
+
+
+def previous(directory: Path, generation: int) -> int | None:
+    """The newest older generation whose codes are still on disk, if any."""
+    return newest_below(directory, FILE_PATTERN, generation)
+
+
+def refresh(
+    directory: Path,
+    generation: int,
+    matrix: np.ndarray,
+    ids: np.ndarray,
+    *,
+    lists: int,
+    old: tuple[int, np.ndarray] | None = None,
+) -> None:
+    """Write the codes of ``generation``: those of ``old`` (generation, its ids) updated in
+    place (removed passages' codes dropped, new passages encoded with its cells and codebooks)
+    while the passages added and removed since they were trained stay within
+    ``ivf.RETRAIN_SHARE`` of the corpus they were trained on; else trained afresh.
+
+    ``ivfpq-<gen>.json`` (written first) keeps that count; the ``.faiss`` file is written
+    last, so a reader sees either no codes for the generation or whole ones."""
+    carried = _carry_over(directory, old, matrix, ids) if old is not None else None
+    if carried is not None:
+        index, trained_on, changed = carried
+    else:
+        index, trained_on, changed = build(matrix, ids, lists=lists), len(ids), 0
+        if index is None:
+            return
+    info = {"trained_on": trained_on, "changed": changed}
+    write_atomically(info_path(directory, generation), info)
+    save(index, path(directory, generation))
+
+
+def _carry_over(directory: Path, old: tuple[int, np.ndarray], matrix: np.ndarray, ids: np.ndarray):
+    """(index, trained_on, changed) from the old generation's codes, or None when the corpus
+    has moved too far since they were trained (or the old files are unreadable)."""
+    faiss = _faiss()
+    generation, old_ids = old
+    try:
+        info = json.loads(info_path(directory, generation).read_text())
+        trained_on, changed = int(info["trained_on"]), int(info["changed"])
+        index = faiss.read_index(str(path(directory, generation)))
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError):
+        return None
+    if index.ntotal != len(old_ids) or index.d != matrix.shape[1]:
+        return None
+    removed = np.setdiff1d(old_ids, ids, assume_unique=True)
+    added = np.nonzero(~np.isin(ids, old_ids, assume_unique=True))[0]
+    changed += len(removed) + len(added)
+    if changed > ivf.RETRAIN_SHARE * trained_on:
+        return None
+    if len(removed):
+        index.remove_ids(faiss.IDSelectorBatch(removed.astype(np.int64)))
+    for start in range(0, len(added), ivf.BLOCK * 8):
+        rows = added[start : start + ivf.BLOCK * 8]
+        block = np.ascontiguousarray(matrix[rows], dtype=np.float32)
+        index.add_with_ids(block, np.ascontiguousarray(ids[rows], dtype=np.int64))
+    return index, trained_on, changed
 
 
 def save(index, target: Path) -> None:
