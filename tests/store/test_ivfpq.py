@@ -98,7 +98,6 @@ def test_the_next_commit_updates_the_codes_in_place_then_trains_afresh(tmp_path:
         "changed": 0,
     }
     with LocalStore.open(tmp_path, PQ) as store:
-        assert store._graph is None or store._graph.ntotal == 894
         assert all(h.passage.doc_id != "d5" for h in store.search(clustered(5, 1)[0], 8))
         assert store._graph.ntotal == 894
 
