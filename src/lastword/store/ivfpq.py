@@ -2,12 +2,14 @@
 
     DIR/ivfpq-<gen>.faiss   a faiss IndexIVFPQFastScan over the matrix of generation <gen>;
                             its ids are passage ids
+    DIR/ivfpq-<gen>.json    the corpus size its codes were trained on, and the passages
+                            added and removed since (when to train afresh)
 
 Why: at 1M x 384 the float32 inverted lists (``store/ivf.py``) need 128 of 2,003 cells for
 recall@8 0.98 on PubMedQA's questions (66,000 rows, 100 MB read a question: ~20 ms), and an
 HNSW graph walk does not reach 0.98 at all on that haystack (docs/scale.md). The same cells
 with each row held as a product-quantized code of 4 bits per 4 dimensions (48 bytes a row at
-384 dimensions, an eighth of float32) are scanned by faiss's fast-scan kernel (lookup tables
+384 dimensions against float32's 1,536) are scanned by faiss's fast-scan kernel (lookup tables
 held in SIMD registers), so 128 cells cost about a millisecond, and the best
 ``ivfpq_candidates`` by code are re-scored exactly against the matrix: the scores returned
 are exact cosines, and the codes only choose which rows get scored.
