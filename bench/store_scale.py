@@ -15,6 +15,8 @@ kept in --cache and reused by the next run of the same size.
         --ann 128:64,64:32,32:16 --pg-ef 40,100,200     # query-time settings side by side
     python bench/store_scale.py --ann-kind ivf --ivf 8,16,32 \
         --pg-index ivfflat --pg-probes 5,10,20          # inverted lists, local and pgvector
+    python bench/store_scale.py --ann-kind ivfpq --ivfpq 64:128,128:256 --pg-size 0
+                                                    # inverted lists of 4-bit codes (faiss)
 
 Every row prints the load average when it was measured, and each backend its build time and
 its size on disk and in memory.
@@ -208,10 +210,13 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
         started = time.perf_counter()
         store.refresh_derived()
         took = time.perf_counter() - started
-        what = (
-            f"IVF lists ({settings.ivf_lists or 'about 2 x sqrt(N)'} cells)"
-            if settings.ann == "ivf"
-            else f"HNSW graph (M={settings.ann_m}, ef_construction={settings.ann_ef_construction})"
+        cells = f"{settings.ivf_lists or 'about 2 x sqrt(N)'} cells"
+        what = {
+            "ivf": f"IVF lists ({cells})",
+            "ivfpq": f"IVF-PQ codes ({cells}, faiss fast scan)",
+        }.get(
+            settings.ann,
+            f"HNSW graph (M={settings.ann_m}, ef_construction={settings.ann_ef_construction})",
         )
         print(f"  {what} ready in {took:.0f}s, load average {load()}", flush=True)
         if real is not None and fill(store, real_documents(real), "local PubMedQA"):
@@ -219,6 +224,7 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
             if settings.ann == "ivf":
                 for old in directory.glob("ivf-*"):
                     old.unlink()  # train over every row, real ones included
+            # (ivfpq: every generation is built afresh over every row)
             store.refresh_derived()
             took = time.perf_counter() - started
             print(f"  matrix + {what} updated for the PubMedQA rows in {took:.0f}s")
@@ -233,6 +239,7 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
             ("lexicon", "lexicon-*.json"),
             ("HNSW graph", "hnsw-*.bin"),
             ("IVF lists", "ivf-*.np?"),
+            ("IVF-PQ codes", "ivfpq-*.faiss"),
         )
     }
     print("  local sizes on disk: " + ", ".join(f"{k} {v:,.0f} MB" for k, v in files.items()))
@@ -380,11 +387,12 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
     store.search(queries[0], K)  # map the matrix / load the graph before timing
     opened = rss_mb() - before
     busy = load()
-    latencies, recalls, own = [], [], 0
+    latencies, cpu, recalls, own = [], [], [], 0
     for q, vector in enumerate(queries):
-        t = time.perf_counter()
+        t, clock = time.perf_counter(), time.thread_time()
         hits = store.search(vector, K)
         latencies.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.thread_time() - clock) * 1000)
         found = {row_of(h) for h in hits}
         recalls.append(len(found & truth_rows[q]) / K)
         own += any(h.passage.doc_id == pmids[q] for h in hits)
@@ -396,7 +404,8 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
     p50, p99 = np.percentile(latencies, 50), np.percentile(latencies, 99)
     grown = rss_mb() - before
     print(
-        f"  {label}: p50 {p50:.3f} ms, recall@8 {np.mean(recalls):.3f}, QPS {qps:.0f}; "
+        f"  {label}: p50 {p50:.3f} ms (its thread's CPU {np.percentile(cpu, 50):.3f} ms), "
+        f"recall@8 {np.mean(recalls):.3f}, QPS {qps:.0f}; "
         f"bench process memory +{opened:,.0f} MB at the first search, +{grown:,.0f} MB after "
         f"all (load average {busy} -> {load()})",
         flush=True,
@@ -426,7 +435,13 @@ def main() -> int:
         "ann_candidates; default: the settings' values).",
     )
     parser.add_argument(
-        "--ann-kind", choices=("hnsw", "ivf"), default="hnsw", help="Local [store] ann."
+        "--ann-kind", choices=("hnsw", "ivf", "ivfpq"), default="hnsw", help="Local [store] ann."
+    )
+    parser.add_argument(
+        "--ivfpq",
+        default="",
+        help="Local IVF-PQ settings to measure, PROBES:CANDIDATES,... ([store] ivfpq_probes and "
+        "ivfpq_candidates; with --ann-kind ivfpq).",
     )
     parser.add_argument(
         "--ivf", default="", help="Local IVF probes to measure, comma list ([store] ivf_probes)."
@@ -533,7 +548,15 @@ def main() -> int:
             )
         for probes in filter(None, args.ivf.split(",")):
             runs.append((f"ivf probes={probes}", {"ivf_probes": int(probes)}))
-        if not args.ann and not args.ivf:
+        for pair in filter(None, args.ivfpq.split(",")):
+            probes, candidates = (int(x) for x in pair.split(":"))
+            runs.append(
+                (
+                    f"ivfpq {probes}:{candidates}",
+                    {"ivfpq_probes": probes, "ivfpq_candidates": candidates},
+                )
+            )
+        if not args.ann and not args.ivf and not args.ivfpq:
             runs.append(("local-ann", {}))
         for label, overrides in runs:
             if ("local-exact" if label == "local-exact" else "local-ann") in skip:

@@ -114,16 +114,30 @@ class StoreSettings(Section):
         "included) is held in memory per generation, read once, so the re-rank's texts and the "
         "passages returned need no query (16 MB at 13,339 abstracts; 0: never).",
     )
-    ann: Literal["hnsw", "ivf"] = Field(
+    ann: Literal["hnsw", "ivf", "ivfpq"] = Field(
         "hnsw",
-        description="Local approximate search: hnsw (a graph, hnswlib) or ivf (inverted lists: "
-        "k-means cells, the nearest `ivf_probes` scanned exactly).",
+        description="Local approximate search: hnsw (a graph, hnswlib), ivf (inverted lists: "
+        "k-means cells, the nearest `ivf_probes` scanned exactly) or ivfpq (the same cells over "
+        "4-bit codes, faiss fast scan, the best `ivfpq_candidates` re-scored exactly; needs "
+        "the faiss extra).",
     )
     ivf_lists: int = Field(
         0, ge=0, le=65_536, description="Local IVF: number of cells (0: about 2 x sqrt(passages))."
     )
     ivf_probes: int = Field(
         16, ge=1, le=65_536, description="Local IVF: cells scanned per search: larger, more exact."
+    )
+    ivfpq_probes: int = Field(
+        128,
+        ge=1,
+        le=65_536,
+        description="Local IVF-PQ: cells scanned per search (of `ivf_lists`): larger, more exact.",
+    )
+    ivfpq_candidates: int = Field(
+        256,
+        ge=8,
+        le=100_000,
+        description="Local IVF-PQ: rows taken by their codes and re-scored exactly per search.",
     )
     ann_m: int = Field(32, ge=4, le=100, description="Local HNSW graph degree (M).")
     ann_ef_construction: int = Field(

@@ -52,6 +52,18 @@ class TestLocalStoreInvertedLists(StoreContract):
         return Where(settings, tmp_path / "index")
 
 
+class TestLocalStoreInvertedCodes(StoreContract):
+    """The same contract with inverted lists over 4-bit codes (faiss) on from the first passage:
+    every cell probed and every row re-scored at this size, so results equal brute force."""
+
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        settings = StoreSettings(
+            ann="ivfpq", ann_min_passages=1, ivfpq_probes=4096, ivfpq_candidates=100_000
+        )
+        return Where(settings, tmp_path / "index")
+
+
 class TestPostgresStore(StoreContract):
     @pytest.fixture
     def where(self, postgres_dsn: str, postgres_schema: str, tmp_path: Path) -> Where:

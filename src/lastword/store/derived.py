@@ -5,6 +5,7 @@
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
     DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
+    DIR/ivfpq-<gen>.faiss   or inverted lists of 4-bit codes ([store] ann = "ivfpq"): store/ivfpq.py
     DIR/postings-<gen>.npz  the lexical index's postings for BM25 in memory (store/bm25.py),
                             written by the writer, or by the first process that needs them
 
@@ -28,9 +29,13 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.settings import StoreSettings
-from lastword.store import ann, bm25, check, ivf
+from lastword.store import ann, bm25, check, ivf, ivfpq
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.terms import terms
+
+#: the derived files' suffixes and name prefixes (older generations' are removed)
+_SUFFIXES = (".npy", ".npz", ".json", ".bin", ".faiss")
+_PREFIXES = ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "ivfpq-", "postings-")
 
 
 class DerivedFiles:
@@ -69,9 +74,7 @@ class DerivedFiles:
         current = self._meta("generation")
         for path in self.directory.iterdir():
             stale_tmp = path.name.startswith(TMP_PREFIX)
-            derived = path.suffix in (".npy", ".npz", ".json", ".bin") and path.stem.startswith(
-                ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "postings-")
-            )
+            derived = path.suffix in _SUFFIXES and path.stem.startswith(_PREFIXES)
             old_matrix = derived and not path.stem.endswith(f"-{current}")
             if stale_tmp or old_matrix:
                 with contextlib.suppress(FileNotFoundError):
@@ -120,6 +123,18 @@ class DerivedFiles:
             return
         if self.settings.ann == "ivf":
             self._refresh_lists(generation, vectors_path, ids)
+            return
+        if self.settings.ann == "ivfpq":
+            if not ivfpq.path(self.directory, generation).exists():
+                old = None
+                found = ivfpq.previous(self.directory, generation)
+                if found is not None and self._matrix_paths(found)[1].exists():
+                    old = (found, np.load(self._matrix_paths(found)[1]))
+                matrix = np.load(vectors_path, mmap_mode="r")
+                ivfpq.refresh(
+                    self.directory, generation, matrix, ids, lists=self.settings.ivf_lists, old=old
+                )
+                fsync_directory(self.directory)
             return
         path = ann.graph_path(self.directory, generation)
         if path.exists():
@@ -232,6 +247,17 @@ class DerivedFiles:
             return mask
 
         filtered = (excluded is not None and len(excluded) > 0) or kinds is not None
+        if ivfpq.is_index(graph):
+            return ivfpq.search(
+                graph,
+                matrix,
+                ids,
+                query,
+                k,
+                probes=self.settings.ivfpq_probes * (2 if filtered else 1),
+                candidates=self.settings.ivfpq_candidates * (4 if filtered else 1),
+                keep=keep if filtered else None,
+            )
         if isinstance(graph, ivf.Lists):
             return ivf.search(
                 graph,
@@ -259,6 +285,8 @@ class DerivedFiles:
             if self.settings.ann == "ivf":
                 assert self._matrix is not None
                 self._graph = ivf.load(self.directory, generation, self._matrix)
+            elif self.settings.ann == "ivfpq":
+                self._graph = ivfpq.load(ivfpq.path(self.directory, generation), passages)
             else:
                 path = ann.graph_path(self.directory, generation)
                 self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
