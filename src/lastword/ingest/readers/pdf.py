@@ -41,7 +41,13 @@ from lastword.ingest.structure import (
     mark_title,
     reference_entries,
 )
-from lastword.ingest.tables import Table, find_tables, is_table_caption, unmark_prose
+from lastword.ingest.tables import (
+    Table,
+    find_tables,
+    is_table_caption,
+    ruled_frames,
+    unmark_prose,
+)
 
 #: no page with at least this many printable characters: treated as image-only
 MIN_CHARS_PER_PAGE = 8
@@ -171,7 +177,7 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
         )
         in_figure = {id(x) for members in figures for x in members}
         lines = [x for x in lines if id(x) not in in_figure]
-        tables = find_tables(lines, roles, join)
+        tables = find_tables(lines, roles, join, ruled_frames(page.graphics))
         in_table = {id(x) for table in tables for x in table.lines}
         regions = group_blocks(
             [x for x in lines if id(x) not in in_table], size, rotated_page, bold_body
