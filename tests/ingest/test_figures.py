@@ -167,3 +167,89 @@ def test_captions_tables_and_body_stay_what_they_are(passages):
 def test_figure_text_is_not_evidence_by_default():
     assert "figure" not in RetrieveSettings().evidence_kinds
     assert "figure" in RetrieveSettings(evidence_kinds=["body", "figure"]).evidence_kinds
+
+
+ROWS = [  # each cell as its lines; a rule is drawn under every row
+    [["Volatile or oil"], ["Dose"], ["Pathogen"], ["Measured"], ["Reference"]],
+    [
+        ["Thyme oil and", "carvacrol vapour"],
+        ["0.1, 0.5 and", "1.0 uL per L"],
+        ["Botrytis cinerea", "on grapes"],
+        ["Spore germination,", "% of control"],
+        ["Walter et al. [26]"],
+    ],
+    [
+        ["Hexanal in a", "cyclodextrin", "complex"],
+        ["2, 4 and 8 uL"],
+        ["Colletotrichum", "acutatum"],
+        ["Radial growth", "in cm2"],
+        ["Almenar et al. [14]"],
+    ],
+    [
+        ["Bergamot oil"],
+        ["2% w/v"],
+        ["Grey mould in", "kiwifruit"],
+        ["Infected fruit,", "share of all", "fruit"],
+        ["Kulakiotu et al. [8]"],
+    ],
+]
+X = (20.0, 62.0, 95.0, 132.0, 168.0)
+
+
+def _ruled_table_pdf(path: Path) -> Path:
+    """A table whose cells wrap over two or three lines, a rule under every row (no cell sits
+    alone on a baseline with its row's other cells), between two paragraphs."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    y = 25.0
+    for line in INTRO:
+        pdf.text(20, y, line)
+        y += 5
+    pdf.text(20, y + 4, "Table 1. Volatiles and essential oils applied against fruit moulds.")
+    y += 8
+    pdf.set_line_width(0.2)
+    pdf.line(18, y, 198, y)
+    pdf.set_font("Helvetica", size=8)
+    for row in ROWS:
+        depth = max(len(cell) for cell in row)
+        top = y + 4
+        for x, cell in zip(X, row, strict=True):
+            start = top + (depth - len(cell)) * 1.8  # shorter cells centred in the row
+            for i, part in enumerate(cell):
+                pdf.text(x, start + i * 3.6, part)
+        y = top + (depth - 1) * 3.6 + 2
+        pdf.line(18, y, 198, y)
+    pdf.set_font("Helvetica", size=10)
+    y += 8
+    for line in AFTER:
+        pdf.text(20, y, line)
+        y += 5
+    pdf.output(str(path))
+    return path
+
+
+def test_a_ruled_tables_wrapped_cells_stay_in_their_row(tmp_path: Path):
+    path = _ruled_table_pdf(tmp_path / "ruled.pdf")
+    document = next(read_pdf(path, path.read_bytes()))
+    passages = split_passages(document.pages)
+    tables = [p for p in passages if p.kind == "table"]
+    assert len(tables) == 1
+    rows = tables[0].text.split("\n")
+    assert rows[0].startswith("Table 1. Volatiles")
+    assert rows[1] == "Volatile or oil | Dose | Pathogen | Measured | Reference"
+    assert rows[2] == (
+        "Thyme oil and carvacrol vapour | 0.1, 0.5 and 1.0 uL per L | Botrytis cinerea on "
+        "grapes | Spore germination, % of control | Walter et al. [26]"
+    )
+    assert "Hexanal in a cyclodextrin complex | 2, 4 and 8 uL | Colletotrichum acutatum" in rows[3]
+    assert rows[4].endswith("Infected fruit, share of all fruit | Kulakiotu et al. [8]")
+    # no cell's line is left in the text around the table
+    text = _text(passages, "body", "abstract", "front")
+    for fragment in ("cyclodextrin", "kiwifruit", "Walter", "% of control"):
+        assert fragment not in text
+    for line in INTRO + AFTER:
+        assert line.split(",")[0] in text

@@ -375,7 +375,7 @@ def _ruled_tables(
 ) -> list[Table]:
     """A ruled frame holding two or more row lines (two or more cells on a baseline) and no
     prose is a table: every line inside it is one of its cells' lines. With a rule between
-    every row (four rules or more, each band one row), the bands between rules are its rows, so
+    every row (five rules or more, each band one row), the bands between rules are its rows, so
     a cell wrapped over several lines stays one cell; otherwise rows are read as for any
     table."""
     tables = []
@@ -395,7 +395,7 @@ def _ruled_tables(
         if sum(x.cells >= 2 for x in inside) < 2 or any(x.words > _ABSORB_WORDS for x in inside):
             continue
         table = Table(lines=inside)
-        if len(frame.rules) >= 4 and _one_row_per_band(table, frame):
+        if len(frame.rules) >= 5 and _one_row_per_band(table, frame):
             _read_bands(table, frame, join)
         else:
             _read(table, join)
@@ -426,17 +426,24 @@ def _without_prose(frame: Ruled, lines: Sequence[Line]) -> list[Ruled]:
 
 
 def _one_row_per_band(table: Table, frame: Ruled) -> bool:
-    """Each band between rules is one row: no band holds two baselines with a cell in most
-    columns (a band of several full rows is a group of rows under one rule, read by
-    baselines)."""
+    """Each band between rules is one row: no band holds two baselines of data, each with a
+    cell in most columns and numbers in half of them (a band of several such rows is a group
+    of rows under one rule, read by baselines)."""
     cells = _cells(table.lines)
     columns = _columns([cells], frame.x1 - frame.x0)
     full = max(3, 0.6 * len(columns))
     for high, low in zip(frame.rules, frame.rules[1:], strict=False):
         rows = _rows([c for c in cells if low < c.middle < high])
-        if sum(len({_column_of(c, columns) for c in row}) >= full for row in rows) >= 2:
+        if sum(_full_of_numbers(row, columns, full) for row in rows) >= 2:
             return False
     return True
+
+
+def _full_of_numbers(row: list[_Cell], columns: list[tuple[float, float]], full: float) -> bool:
+    """A baseline with a cell in most columns and a number in half of its cells or more: a row
+    of data (the wrapped lines of one row's cells are mostly words)."""
+    numbers = sum(bool(_DIGIT.search(c.text)) for c in row)
+    return len({_column_of(c, columns) for c in row}) >= full and numbers >= 0.5 * len(row)
 
 
 def _read_bands(table: Table, frame: Ruled, join: Callable[[list[str]], str]) -> None:
