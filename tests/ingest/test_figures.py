@@ -253,3 +253,25 @@ def test_a_ruled_tables_wrapped_cells_stay_in_their_row(tmp_path: Path):
         assert fragment not in text
     for line in INTRO + AFTER:
         assert line.split(",")[0] in text
+
+
+def test_figure_passages_are_stored_and_left_out_of_evidence(tmp_path: Path, minilm):
+    from lastword.ingest import ingest_paths
+    from lastword.settings import IngestSettings
+    from lastword.store.local import LocalStore
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    _paper(folder / "panda.pdf")
+    index = tmp_path / "index"
+    report = ingest_paths([folder], index, minilm, IngestSettings())
+    assert report.failed == []
+    with LocalStore.open(index) as store:
+        assert store.kind_counts().get("figure", 0) >= 2
+        query = minilm.embed_queries(["Mr (kDa) 175 80 58 46 30 lanes A B C D E F"])[0]
+        everything = store.search(query, 20)
+        assert any(hit.passage.kind == "figure" for hit in everything)
+        evidence = store.search(query, 20, kinds=RetrieveSettings().evidence_kinds)
+        assert evidence and all(hit.passage.kind != "figure" for hit in evidence)
+        opted = store.search(query, 20, kinds=["body", "figure"])
+        assert any(hit.passage.kind == "figure" for hit in opted)
