@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from lastword.ingest.figures import Graphic
 from lastword.ingest.layout import Line
 
 _ROW_GAP = 2.5  # rows of one table are at most this many font heights apart
@@ -334,20 +335,19 @@ _RULE_THICKNESS = 2.5
 _RULE_SLACK = 4.0  # rules of one table start and end within this many points of each other
 
 
-def ruled_frames(graphics: Sequence[object]) -> list[Ruled]:
+def ruled_frames(graphics: Sequence[Graphic]) -> list[Ruled]:
     """Three or more horizontal rules of one width (within ``_RULE_SLACK``) stacked on a page:
     the top rule, the rule under the header and the bottom rule of a table, or a rule between
-    every row. ``graphics`` are ``figures.Graphic`` objects."""
+    every row."""
     rules = sorted(
-        (g for g in graphics if getattr(g, "kind", "") == "path"),
-        key=lambda g: (round(g.x0), -g.top),  # type: ignore[attr-defined]
+        (
+            g
+            for g in graphics
+            if g.kind == "path" and g.height <= _RULE_THICKNESS and g.width >= _RULE_MIN_WIDTH
+        ),
+        key=lambda g: (round(g.x0), -g.top),
     )
-    rules = [
-        g
-        for g in rules
-        if g.top - g.bottom <= _RULE_THICKNESS and g.x1 - g.x0 >= _RULE_MIN_WIDTH  # type: ignore[attr-defined]
-    ]
-    groups: list[list] = []
+    groups: list[list[Graphic]] = []
     for rule in rules:
         for group in groups:
             if (
