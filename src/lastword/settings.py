@@ -196,7 +196,9 @@ class IngestSettings(Section):
         return self
 
 
-PassageKind = Literal["body", "abstract", "caption", "table", "front", "references", "heading"]
+PassageKind = Literal[
+    "body", "abstract", "caption", "table", "figure", "front", "references", "heading"
+]
 
 
 class RetrieveSettings(Section):
@@ -229,7 +231,8 @@ class RetrieveSettings(Section):
         default_factory=lambda: ["body", "abstract", "caption", "table"],
         min_length=1,
         description="Passage kinds retrieval may return as evidence; reference lists (references)"
-        ", front matter (front) and headings are kept in the index but left out by default.",
+        ", front matter (front), text inside figures (figure: axis ticks, lane labels, legends) "
+        "and headings are kept in the index but left out by default.",
     )
 
 

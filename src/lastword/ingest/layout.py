@@ -72,6 +72,8 @@ class Page:
     height: float
     lines: list[Line]
     chars: int  # printable characters on the page
+    #: the page's images and paths (``ingest.figures.Graphic``), read by ``figures.page_graphics``
+    graphics: list = field(default_factory=list)
 
 
 def _superscripted(chars: list[tuple[str, float, float, float, float]], size: float) -> str:

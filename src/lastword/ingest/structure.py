@@ -1,7 +1,8 @@
 """What each part of a paper is: blocks of lines with a kind, the reference list, the title.
 
-Kinds: ``body``, ``abstract``, ``caption``, ``table``, ``front`` (title, authors, affiliations,
-dates, licence lines), ``references``, ``heading``. Furniture never gets here. Reading goes in
+Kinds: ``body``, ``abstract``, ``caption``, ``table``, ``figure`` (text inside a figure, see
+``ingest.figures``), ``front`` (title, authors, affiliations, dates, licence lines),
+``references``, ``heading``. Furniture never gets here. Reading goes in
 order with a small state machine: front matter on the first page until the abstract or the
 first section heading; the abstract until the next heading; the body; from a references heading
 (also letter-spaced "Ref erences") to the end, or to a recognisable end of the list (licence,
@@ -67,7 +68,7 @@ class Region:
     kind: str
     page: int | None
     lines: list[Line] = field(default_factory=list)
-    role: str = "text"  # text | heading | caption | table | title
+    role: str = "text"  # text | heading | caption | table | title | figure
     text: str = ""
 
 
@@ -280,6 +281,10 @@ class Classifier:
         first_page = block.page in (None, 1)
         if block.role == "title":
             return "front"
+        if block.role == "figure":  # text inside a figure: labels, ticks (``ingest.figures``)
+            if self.state == "abstract":
+                self.state = "body"  # an abstract is one run of text: a figure ends it
+            return "figure"
         if block.role == "heading":
             if is_reference_heading(text):
                 self.state = "references"

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from lastword.ingest.figures import Graphic
 from lastword.ingest.layout import Line
 
 _ROW_GAP = 2.5  # rows of one table are at most this many font heights apart
@@ -138,12 +139,17 @@ def find_tables(
     lines: Sequence[Line],
     roles: dict[int, str],
     join: Callable[[list[str]], str],
+    ruled: Sequence[Ruled] = (),
 ) -> list[Table]:
     """Tables on one page; ``roles`` is each line's role by ``id``, ``join`` joins the parts
-    of a wrapped cell (hyphens decided as in the text)."""
+    of a wrapped cell (hyphens decided as in the text); ``ruled``: the page's ruled frames
+    (``ruled_frames``), read first."""
+    tables = _ruled_tables(lines, roles, join, ruled)
+    claimed = {id(x) for table in tables for x in table.lines}
+    lines = [x for x in lines if id(x) not in claimed]
     seeds = [x for x in lines if roles.get(id(x)) == "table" and not x.rotated and not x.furniture]
     if len(seeds) < 2:
-        return []
+        return tables
     captions = [x for x in lines if roles.get(id(x)) == "caption"]
     parent = list(range(len(seeds)))
 
@@ -161,7 +167,6 @@ def find_tables(
     groups: dict[int, list[Line]] = {}
     for i, seed in enumerate(seeds):
         groups.setdefault(find(i), []).append(seed)
-    tables: list[Table] = []
     taken: set[int] = set()
     for members in groups.values():
         if len(_rows(_cells(members))) < 2:
@@ -305,4 +310,159 @@ def _read(table: Table, join: Callable[[list[str]], str]) -> None:
         ]
         table.header, table.rows = header, texts[first_data:]
     else:
+        table.header, table.rows = texts[0], texts[1:]
+
+
+@dataclass(frozen=True)
+class Ruled:
+    """A table's frame drawn with horizontal rules of one width: the rules' heights, top down."""
+
+    x0: float
+    x1: float
+    rules: tuple[float, ...]
+
+    @property
+    def top(self) -> float:
+        return self.rules[0]
+
+    @property
+    def bottom(self) -> float:
+        return self.rules[-1]
+
+
+_RULE_MIN_WIDTH = 100.0  # points: a table's rule, not an underline or a fraction bar
+_RULE_THICKNESS = 2.5
+_RULE_SLACK = 4.0  # rules of one table start and end within this many points of each other
+
+
+def ruled_frames(graphics: Sequence[Graphic]) -> list[Ruled]:
+    """Three or more horizontal rules of one width (within ``_RULE_SLACK``) stacked on a page:
+    the top rule, the rule under the header and the bottom rule of a table, or a rule between
+    every row."""
+    rules = sorted(
+        (
+            g
+            for g in graphics
+            if g.kind == "path" and g.height <= _RULE_THICKNESS and g.width >= _RULE_MIN_WIDTH
+        ),
+        key=lambda g: (round(g.x0), -g.top),
+    )
+    groups: list[list[Graphic]] = []
+    for rule in rules:
+        for group in groups:
+            if (
+                abs(group[0].x0 - rule.x0) <= _RULE_SLACK
+                and abs(group[0].x1 - rule.x1) <= _RULE_SLACK
+            ):
+                group.append(rule)
+                break
+        else:
+            groups.append([rule])
+    frames = []
+    for group in groups:
+        heights = sorted({round((g.top + g.bottom) / 2, 1) for g in group}, reverse=True)
+        heights = [h for i, h in enumerate(heights) if i == 0 or heights[i - 1] - h > 1.0]
+        if len(heights) >= 3:
+            frames.append(Ruled(min(g.x0 for g in group), max(g.x1 for g in group), tuple(heights)))
+    return frames
+
+
+def _ruled_tables(
+    lines: Sequence[Line],
+    roles: dict[int, str],
+    join: Callable[[list[str]], str],
+    frames: Sequence[Ruled],
+) -> list[Table]:
+    """A ruled frame holding two or more row lines (two or more cells on a baseline) and no
+    prose is a table: every line inside it is one of its cells' lines. With a rule between
+    every row (five rules or more, each band one row), the bands between rules are its rows, so
+    a cell wrapped over several lines stays one cell; otherwise rows are read as for any
+    table."""
+    tables = []
+    taken: set[int] = set()
+    for frame in (part for whole in frames for part in _without_prose(whole, lines)):
+        inside = [
+            x
+            for x in lines
+            if id(x) not in taken
+            and not x.rotated
+            and not x.furniture
+            and roles.get(id(x)) != "caption"
+            and frame.bottom < (x.top + x.bottom) / 2 < frame.top
+            and x.x0 >= frame.x0 - 2.0
+            and x.x1 <= frame.x1 + 2.0
+        ]
+        if sum(x.cells >= 2 for x in inside) < 2 or any(x.words > _ABSORB_WORDS for x in inside):
+            continue
+        table = Table(lines=inside)
+        if len(frame.rules) >= 5 and _one_row_per_band(table, frame):
+            _read_bands(table, frame, join)
+        else:
+            _read(table, join)
+        if table.rows:
+            taken.update(id(x) for x in inside)
+            tables.append(table)
+    return tables
+
+
+def _without_prose(frame: Ruled, lines: Sequence[Line]) -> list[Ruled]:
+    """The frame cut at every band between two rules that holds prose: six lines or more, half
+    of them or more one cell at least 40% of the frame wide (a column of text between two
+    tables, or between a table and a footnote's rule; a table's wrapped cell is narrower).
+    The pieces keep two rules or more."""
+    pieces: list[list[float]] = [[frame.rules[0]]]
+    for high, low in zip(frame.rules, frame.rules[1:], strict=False):
+        band = [
+            x
+            for x in lines
+            if low < (x.top + x.bottom) / 2 < high and x.x0 >= frame.x0 - 2 and x.x1 <= frame.x1 + 2
+        ]
+        wide = [x for x in band if x.cells == 1 and x.x1 - x.x0 >= 0.4 * (frame.x1 - frame.x0)]
+        if len(wide) >= 6 and len(wide) >= 0.5 * len(band):
+            pieces.append([low])
+        else:
+            pieces[-1].append(low)
+    return [Ruled(frame.x0, frame.x1, tuple(p)) for p in pieces if len(p) >= 2]
+
+
+def _one_row_per_band(table: Table, frame: Ruled) -> bool:
+    """Each band between rules is one row: no band holds two baselines of data, each with a
+    cell in most columns and numbers in half of them (a band of several such rows is a group
+    of rows under one rule, read by baselines)."""
+    cells = _cells(table.lines)
+    columns = _columns([cells], frame.x1 - frame.x0)
+    full = max(3, 0.6 * len(columns))
+    for high, low in zip(frame.rules, frame.rules[1:], strict=False):
+        rows = _rows([c for c in cells if low < c.middle < high])
+        if sum(_full_of_numbers(row, columns, full) for row in rows) >= 2:
+            return False
+    return True
+
+
+def _full_of_numbers(row: list[_Cell], columns: list[tuple[float, float]], full: float) -> bool:
+    """A baseline with a cell in most columns and a number in half of its cells or more: a row
+    of data (the wrapped lines of one row's cells are mostly words)."""
+    numbers = sum(bool(_DIGIT.search(c.text)) for c in row)
+    return len({_column_of(c, columns) for c in row}) >= full and numbers >= 0.5 * len(row)
+
+
+def _read_bands(table: Table, frame: Ruled, join: Callable[[list[str]], str]) -> None:
+    """Rows are the bands between rules: the first band the header, each band's cells joined
+    column by column, top down (a band with no text is left out)."""
+    cells = _cells(table.lines)
+    columns = _columns([cells], frame.x1 - frame.x0)  # every cell counts
+    if not columns:
+        return
+    texts: list[list[str]] = []
+    for high, low in zip(frame.rules, frame.rules[1:], strict=False):
+        band = sorted(
+            (c for c in cells if low < c.middle < high), key=lambda c: (-round(c.middle), c.x0)
+        )
+        if not band:
+            continue
+        parts: list[list[str]] = [[] for _ in columns]
+        for cell in band:
+            parts[_column_of(cell, columns)].append(cell.text)
+        texts.append([join(p) if p else "" for p in parts])
+    if texts:
         table.header, table.rows = texts[0], texts[1:]

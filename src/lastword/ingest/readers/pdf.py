@@ -20,7 +20,9 @@ from lastword.ingest.document import (
     content_hash,
     page_from_blocks,
 )
+from lastword.ingest.figures import figure_lines, figure_regions, page_graphics
 from lastword.ingest.layout import (
+    Line,
     Page,
     body_is_bold,
     body_size,
@@ -39,7 +41,13 @@ from lastword.ingest.structure import (
     mark_title,
     reference_entries,
 )
-from lastword.ingest.tables import Table, find_tables, is_table_caption, unmark_prose
+from lastword.ingest.tables import (
+    Table,
+    find_tables,
+    is_table_caption,
+    ruled_frames,
+    unmark_prose,
+)
 
 #: no page with at least this many printable characters: treated as image-only
 MIN_CHARS_PER_PAGE = 8
@@ -93,6 +101,7 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
             page = pdf[number]
             try:
                 pages.append(read_page(page, number + 1))
+                pages[-1].graphics = page_graphics(page)
             finally:
                 page.close()
         metadata = pdf.get_metadata_dict()
@@ -154,12 +163,26 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
         lines = [x for x in reading_order(page) if not x.furniture]
         unmark_prose(lines, page.width)
         roles = {id(x): line_role(x, size, rotated_page, bold_body) for x in lines}
-        tables = find_tables(lines, roles, join)
-        in_table = {id(x) for table in tables for x in table.lines}
         order = {id(x): i for i, x in enumerate(lines)}
+        captions = {  # a caption's lines, its wrapped lines too, are never figure text
+            id(x)
+            for block in group_blocks(lines, size, rotated_page, bold_body)
+            if block.role == "caption"
+            for x in block.lines
+        }
+        figures = figure_lines(
+            [x for x in lines if id(x) not in captions and x not in title_lines],
+            figure_regions(page.graphics, page.width, page.height),
+            size,
+        )
+        in_figure = {id(x) for members in figures for x in members}
+        lines = [x for x in lines if id(x) not in in_figure]
+        tables = find_tables(lines, roles, join, ruled_frames(page.graphics))
+        in_table = {id(x) for table in tables for x in table.lines}
         regions = group_blocks(
             [x for x in lines if id(x) not in in_table], size, rotated_page, bold_body
         )
+        regions = _with_figures(regions, figures, page.number, order)
         placed = _place_tables(regions, tables, order, join)
         typed: list[tuple[str, str]] = []
         for region in placed:
@@ -183,6 +206,25 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
+
+
+def _with_figures(
+    regions: list[Region], figures: list[list[Line]], page: int, order: dict[int, int]
+) -> list[Region]:
+    """One ``figure`` region per figure's text (its lines top down), in reading order at its
+    first line."""
+    if not figures:
+        return regions
+    out = list(regions)
+    for members in figures:
+        members = sorted(members, key=lambda x: (-round(x.top), x.x0))
+        first = min(order[id(x)] for x in members)
+        at = next(
+            (i for i, r in enumerate(out) if min(order[id(x)] for x in r.lines) > first),
+            len(out),
+        )
+        out.insert(at, Region(kind="figure", page=page, lines=members, role="figure"))
+    return out
 
 
 def _place_tables(
