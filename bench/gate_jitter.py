@@ -202,6 +202,7 @@ def main() -> int:
     parser.add_argument("--ops", nargs="+", default=["remove", "add"])
     parser.add_argument("--mode", choices=("dense", "hybrid"), default="hybrid")
     parser.add_argument("--queries", type=int, default=120, help="[gate] auto_queries.")
+    parser.add_argument("--base-only", action="store_true", help="Only the unedited index.")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     print("numbers from a busy, shared 2-core machine (times are upper bounds)")
@@ -217,6 +218,7 @@ def main() -> int:
         if op == "remove" or args.donor
         for k in args.k
         for seed in args.seeds
+        if not args.base_only
     ]
     for op, k, seed in plan:
         key = "base" if op == "base" else f"{op}-{k}-{seed}"
@@ -243,6 +245,13 @@ def main() -> int:
             args.out.write_text(json.dumps(saved))
     print(f"\n{args.index.name}, {args.mode} ranking, {args.queries} queries; spread over edits")
     designs = ("v1", "v1+hd", "v1+boot", "v2")
+    for design in designs:
+        tail, weak, strong = thresholds(saved["base"], design, args.mode, None)
+        n = len(saved["base"]["v2" if design == "v2" else "v1"]["negatives"])
+        print(
+            f"unedited, {design}: tail {tail:.4f} ({n} sentences) weak {weak:.4f} "
+            f"strong {strong:.4f}"
+        )
     header = f"{'design':8} {'base weak':>9} {'strong':>7} | "
     print(header + "edit     k  weak range (max move)   strong range   logit(tail) range")
     for design in designs:
