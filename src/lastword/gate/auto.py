@@ -63,7 +63,9 @@ MIN_SHIFT_QUERIES = 20
 #: the tail a sample quantile. 2: each document's queries chosen by a hash of its own id and
 #: text (an edit elsewhere changes none of them), the tail a Harrell-Davis quantile of the
 #: scores' log-odds (a weighted mean of every order statistic, so one changed score moves it
-#: a little, never by a jump to the next order statistic). docs/calibration.md, "Stability".
+#: a little, never by a jump to the next order statistic); a document that gives one query
+#: gives a sentence (v1: a title or a sentence, alternately), so the tail is read from about
+#: twice as many sentences on a large corpus. docs/calibration.md, "Stability".
 VERSION = 2
 #: that tail on PubMedQA PQA-L (1,000 abstracts; 120 sentences, seed 0), where the shipped
 #: MiniLM thresholds were chosen on labelled dev questions. The quantile was first chosen (0.8)
@@ -196,8 +198,9 @@ def synthetic_queries(
 ) -> list[SyntheticQuery]:
     """Up to ``limit`` titles and sentences of the index's documents, spread over documents.
 
-    A large corpus gives one query from each of ``limit`` sampled documents (its title or one
-    of its sentences, alternately); a small one gives each document several.
+    A large corpus gives one query from each of ``limit`` sampled documents (one of its
+    sentences; its title when it has none); a small one gives each document several, its
+    title among them.
 
     Which documents, and which of a document's sentences, are chosen by a hash of the seed with
     the document's id (and the sentence's text), not by one random stream over the corpus: an
@@ -212,12 +215,12 @@ def synthetic_queries(
     queries: list[SyntheticQuery] = []
     for document in documents:
         own: list[SyntheticQuery] = []
-        # alternately a title or a sentence when each document gives one: by the id's hash
-        titled = per_document > 1 or _key(seed, "title", document.doc_id)[0] % 2 == 0
-        if usable_title(document) and titled:
-            own.append(SyntheticQuery(" ".join(document.title.split()), document.doc_id, "title"))
         sentences = _sentences(_evidence_text(store, document.doc_id, kinds))
         sentences.sort(key=lambda text: _key(seed, document.doc_id, text))
+        # The shift rule reads the sentences' tail, so a document that gives one query gives
+        # a sentence (its title only when it has none); one that gives several, its title too.
+        if usable_title(document) and (per_document > 1 or not sentences):
+            own.append(SyntheticQuery(" ".join(document.title.split()), document.doc_id, "title"))
         for sentence in sentences[: per_document - len(own)]:
             own.append(SyntheticQuery(sentence, document.doc_id, "sentence"))
         queries.extend(own)
