@@ -59,8 +59,9 @@ from lastword.settings import GateSettings, Settings
 from lastword.store.local import LocalStore
 from lastword.store.protocol import NewPassage
 
-#: the PubMedQA reference tails the previous calibration (v1) shipped with
+#: the PubMedQA reference tails and quantiles the previous calibration (v1) shipped with
 V1_REFERENCE = {("minilm", "dense"): 0.0763, ("minilm", "hybrid"): 0.0466}
+V1_QUANTILE = {"dense": 0.85, "hybrid": 0.80}
 
 
 def legacy_queries(store, limit: int, seed: int, kinds) -> list[SyntheticQuery]:
@@ -172,7 +173,7 @@ def bootstrap_quantile(values: list[float], q: float, draws: int = 500) -> float
 
 def thresholds(run: dict, design: str, mode: str, reference: float | None) -> tuple:
     """(tail, weak, strong) of one design on one run."""
-    q = shift_quantile(mode)
+    q = shift_quantile(mode) if design == "v2" else V1_QUANTILE[mode]
     shipped = Settings(retrieve={"mode": mode}).thresholds_for("minilm")
     if design == "v2":
         negatives = run["v2"]["negatives"]
