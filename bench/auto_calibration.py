@@ -29,12 +29,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate import metrics
 from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
-from lastword.gate.auto import calibrate_index, shift_quantile
+from lastword.gate.auto import VERSION, calibrate_index, shift_quantile, tail_of
 from lastword.gate.bands import SpecificRule
 from lastword.pipeline import Pipeline
 from lastword.settings import GateSettings, Settings
@@ -119,7 +117,7 @@ def main() -> int:
             f"{args.corpus}: {info.documents} documents, {info.passages} passages; "
             f"{args.mode} ranking"
         )
-        key = f"auto-{args.queries}-{args.seed}"
+        key = f"auto-{args.queries}-{args.seed}-v{VERSION}"
         if key not in saved:
             started = time.perf_counter()
             auto = calibrate_index(store, embedder, settings, seed=args.seed)
@@ -137,7 +135,7 @@ def main() -> int:
         print(f"automatic: {auto_row['describe']} (wall {auto_row['seconds']:.1f}s)")
         # The unanswerable sentences' tail, whichever rule was used: on PubMedQA with the
         # shipped thresholds this is the reference tail (gate/auto.py REFERENCE_TAIL).
-        tail = np.quantile(
+        tail = tail_of(
             [
                 score
                 for score, kind in zip(
@@ -148,7 +146,11 @@ def main() -> int:
             shift_quantile(args.mode),
         )
         quantile = shift_quantile(args.mode)
-        print(f"unanswerable sentences' gate score, {quantile:.0%} quantile: {tail:.4f}")
+        print(
+            f"unanswerable sentences' gate score, {quantile:.0%} quantile (Harrell-Davis on "
+            f"the log-odds, from the stored scores rounded to 1e-4): {tail:.4f}; as "
+            f"calibrated: {auto_row['tail']}"
+        )
         if "labelled" not in saved:
             if args.corpus == "pubmedqa":
                 items = pubmedqa_items(args.per_half, args.seed)
