@@ -37,6 +37,7 @@ from lastword.generate.question_kinds import (
     OTHER_WORK_QUESTION,
     PLACE_QUESTION,
     SECOND_ASK,
+    asked_attribute,
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.ingest.structure import word_list
@@ -116,6 +117,31 @@ def _terms(text: str) -> set[str]:
     return out
 
 
+#: words that name a measure or an aspect of a property, not the property: "the protein
+#: *content*", "the *quality* of discharge", "the *risk* of embolism", "treatment *outcome*"
+_MEASURE_WORDS = frozenset(
+    _stem(w)
+    for w in """content contents level levels amount amounts concentration concentrations rate
+    rates degree extent quantity size proportion percentage share count counts frequency
+    incidence quality risk effect effects effectiveness efficacy impact outcome outcomes role
+    way management severity occurrence use utilization performance result results function
+    status parameter parameters course likelihood development accuracy response responses""".split()
+)
+
+
+def attribute_terms(question: str) -> frozenset[str]:
+    """The content stems of the property a yes/no question asks about (``asked_attribute``):
+    its words that are not measure words ("protein" of "the protein content"), with its head
+    word ("content"; "management" of "surgical management", which "the intraoperative
+    management" states). Empty when only measure words are left ("the quality of ..."): words
+    cannot check a property named so generally."""
+    attribute = asked_attribute(question)
+    key = _terms(attribute) - _MEASURE_WORDS
+    if not key:
+        return frozenset()
+    return frozenset(key | _terms(attribute.split()[-1]))
+
+
 def _is_rare_token(word: str) -> bool:
     """A code, a name with digits or capitals inside, or a number: "TLR7", "33RE", "H9N2"."""
     if any(ch.isdigit() for ch in word):
@@ -139,6 +165,9 @@ class QuestionProfile:
     several: bool = False
     #: +1 the question asks which one is highest / most, -1 lowest / least, 0 neither
     superlative: int = 0
+    #: the stems of the property a yes/no question asks about ("protein", "content" of "Did X
+    #: change the protein content of Y?"; ``attribute_terms``); empty for other questions
+    attribute: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, question: str) -> QuestionProfile:
@@ -155,6 +184,7 @@ class QuestionProfile:
             number_kinds=kinds_asked(question),
             several=bool(SECOND_ASK.search(question)),
             superlative=superlative_of(question),
+            attribute=attribute_terms(question),
         )
 
     @property

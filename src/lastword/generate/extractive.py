@@ -13,6 +13,10 @@ for which / who), findings over methods, and penalties for headings, captions, t
 author lists, bibliography entries and sentences that report *other* studies when the question
 is about the paper's own result.
 
+An answer to a yes/no question about a change ("Did X change the protein content of Y?") must
+state the property asked about (one of its words, ``names_attribute``); one that only matches
+the subject ("grain yield and quality") is declined.
+
 The first sentence is the most probable one that clears ``RELEVANCE_FLOOR`` (and, when a number
 is asked, states one the question does not write itself); when none does, the generator
 declines. The asked specific often sits in the sentence next to the one that says what it is
@@ -103,6 +107,8 @@ PAIR_MIN_SUBJECT = 0.05
 PAIR_ANAPHOR = True
 #: a question that asks two things may take a pair whose halves each state a number
 PAIR_SEVERAL = True
+#: an answer to a yes/no question must state the property it asks about (``names_attribute``)
+ASKED_ATTRIBUTE = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -331,6 +337,8 @@ class ExtractiveGenerator:
             covered |= coverage.matched[pick]
             stated |= kinds[pick]
             pool.remove(pick)
+        if ASKED_ATTRIBUTE and not names_attribute(profile, coverage, chosen):
+            return declined
         # Neighbours in reading order; otherwise in the order chosen.
         ordered: list[int] = []
         for i in chosen:
@@ -360,6 +368,16 @@ class _Ranked:
     @property
     def best(self) -> float:
         return max((float(self.relevance[i]) for i in self.eligible), default=0.0)
+
+
+def names_attribute(profile: QuestionProfile, coverage: Coverage, chosen: list[int]) -> bool:
+    """A yes/no question's answer states the property it asks about: one of its words
+    ("protein" of "Did X change the protein content of Y?"). A sentence on the question's
+    subject that reports another property ("grain yield and quality") does not answer it. True
+    for questions that name no such property."""
+    if not profile.attribute:
+        return True
+    return any(profile.attribute & coverage.matched[i] for i in chosen)
 
 
 _REFERS_BACK = re.compile(

@@ -1,0 +1,99 @@
+"""A yes/no question's answer must state the property it asks about (``names_attribute``).
+
+"Did foliar Nutri-phite application change the protein content of winter wheat grain?" was
+answered from a sentence about grain yield and quality that never says protein (papers u12).
+The generator now declines it, and still answers when a sentence states the property.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lastword.generate.answering import QuestionProfile
+from lastword.generate.extractive import ExtractiveGenerator
+from lastword.generate.prompt import UNANSWERABLE
+from lastword.generate.protocol import GenerationRequest
+from lastword.generate.question_kinds import asked_attribute
+from lastword.result import RetrievedPassage
+
+QUESTION = "Did foliar Nutri-phite application change the protein content of winter wheat grain?"
+YIELD = (
+    "Foliar Nutri-phite application on winter wheat increased grain yield by 12% over the "
+    "nontreated plots. This study demonstrated that the application of Nutri-phite "
+    "treatments as foliar P fertilizer improved winter wheat grain yield and quality."
+)
+PROTEIN = (
+    "Grain protein content of winter wheat did not differ between foliar Nutri-phite and the "
+    "nontreated plots in either year."
+)
+
+
+def passage(n: int, text: str) -> RetrievedPassage:
+    return RetrievedPassage(
+        n=n, passage_id=n, doc_id="wheat", title="Phosphite", page=n, score=0.7, text=text
+    )
+
+
+@pytest.fixture(scope="module")
+def generator(minilm) -> ExtractiveGenerator:
+    return ExtractiveGenerator(minilm)
+
+
+def ask(generator: ExtractiveGenerator, question: str, *texts: str) -> str:
+    passages = tuple(passage(n, text) for n, text in enumerate(texts, start=1))
+    return generator.generate(GenerationRequest(question, passages, "corpus")).text
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute"),
+    [
+        (QUESTION, "protein content"),
+        (
+            "Did post-trial plasma oxytocin differ between grey seal pups paired with familiar "
+            "animals and those paired with strangers?",
+            "post-trial plasma oxytocin",
+        ),
+        (
+            "Does KOLIN PLUS reduce Campylobacter colonisation in the caeca?",
+            "Campylobacter colonisation",
+        ),
+        ("Is the CSF lactate level increased in bacterial meningitis?", "CSF lactate level"),
+        # "alternative" is not "alter"; "changes" after "the" is a noun, not the verb
+        ("Is primary angioplasty an acceptable alternative to thrombolysis?", ""),
+        ("Is there a role for endothelin-1 in the hemodynamic changes during dialysis?", ""),
+        # not a yes/no question
+        ("How much did Nutri-phite change grain yield?", ""),
+    ],
+)
+def test_the_property_a_yes_no_question_asks_about(question, attribute) -> None:
+    assert asked_attribute(question) == attribute
+
+
+def test_measure_words_alone_name_no_property_to_check() -> None:
+    assert QuestionProfile.of(QUESTION).attribute == {"protei", "conten"}
+    # "the quality of ...": nothing but a measure word is left, so no rule applies
+    assert QuestionProfile.of("Does a coordinator improve the quality of discharge?").attribute == (
+        frozenset()
+    )
+
+
+def test_a_sentence_about_another_property_does_not_answer(generator) -> None:
+    # the subject matches (Nutri-phite, winter wheat, grain) but protein is never stated
+    assert ask(generator, QUESTION, YIELD) == UNANSWERABLE
+
+
+def test_the_sentence_that_states_the_property_answers(generator) -> None:
+    text = ask(generator, QUESTION, YIELD, PROTEIN)
+    assert text != UNANSWERABLE
+    assert "protein content" in text and "[2]" in text
+
+
+def test_a_question_about_a_subject_property_is_answered_when_stated(generator) -> None:
+    text = ask(
+        generator,
+        "Did post-trial plasma oxytocin differ between pups paired with familiar animals and "
+        "those paired with strangers?",
+        "Pups paired with familiar animals showed fewer aggressive interactions. Post-trial "
+        "plasma oxytocin concentrations did not differ between familiar and stranger trials.",
+    )
+    assert "oxytocin" in text
