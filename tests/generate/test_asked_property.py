@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from lastword.generate import extractive
 from lastword.generate.answering import QuestionProfile
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.prompt import UNANSWERABLE
@@ -18,10 +19,10 @@ from lastword.result import RetrievedPassage
 
 QUESTION = "Did foliar Nutri-phite application change the protein content of winter wheat grain?"
 YIELD = (
-    "Foliar Nutri-phite application on winter wheat increased grain yield by 12% over the "
-    "nontreated plots. This study demonstrated that the application of Nutri-phite "
-    "treatments as foliar P fertilizer improved winter wheat grain yield and quality."
+    "In both years, foliar Nutri-phite application on winter wheat resulted in higher grain "
+    "yield and better grain quality than the nontreated plots."
 )
+METHODS = "Plots were sown in October at 90 kg seed per hectare. Weeds were controlled by hand."
 PROTEIN = (
     "Grain protein content of winter wheat did not differ between foliar Nutri-phite and the "
     "nontreated plots in either year."
@@ -79,13 +80,19 @@ def test_measure_words_alone_name_no_property_to_check() -> None:
 
 def test_a_sentence_about_another_property_does_not_answer(generator) -> None:
     # the subject matches (Nutri-phite, winter wheat, grain) but protein is never stated
-    assert ask(generator, QUESTION, YIELD) == UNANSWERABLE
+    assert ask(generator, QUESTION, YIELD, METHODS) == UNANSWERABLE
+
+
+def test_without_the_rule_the_other_property_would_be_quoted(generator, monkeypatch) -> None:
+    """The control: the yield sentence is on the subject and clears the relevance floor."""
+    monkeypatch.setattr(extractive, "ASKED_ATTRIBUTE", False)
+    assert "grain quality" in ask(generator, QUESTION, YIELD, METHODS)
 
 
 def test_the_sentence_that_states_the_property_answers(generator) -> None:
-    text = ask(generator, QUESTION, YIELD, PROTEIN)
+    text = ask(generator, QUESTION, YIELD, METHODS, PROTEIN)
     assert text != UNANSWERABLE
-    assert "protein content" in text and "[2]" in text
+    assert "protein content" in text and "[3]" in text
 
 
 def test_a_question_about_a_subject_property_is_answered_when_stated(generator) -> None:
