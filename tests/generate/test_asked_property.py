@@ -1,4 +1,6 @@
-"""A yes/no question's answer must state the property it asks about (``names_attribute``).
+"""The answer states what was asked: the property of a yes/no question, the place of a "where".
+
+A yes/no question's answer must state the property it asks about (``names_attribute``).
 
 "Did foliar Nutri-phite application change the protein content of winter wheat grain?" was
 answered from a sentence about grain yield and quality that never says protein (papers u12).
@@ -9,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from lastword.generate import extractive
-from lastword.generate.answering import QuestionProfile
+from lastword.generate import answering, extractive
+from lastword.generate.answering import Candidate, QuestionProfile, places
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.prompt import UNANSWERABLE
 from lastword.generate.protocol import GenerationRequest
@@ -104,3 +106,48 @@ def test_a_question_about_a_subject_property_is_answered_when_stated(generator) 
         "plasma oxytocin concentrations did not differ between familiar and stranger trials.",
     )
     assert "oxytocin" in text
+
+
+# ---- "where" asks for a place, and a place is a name (``answering.places``)
+
+WHERE = "Where was the H9N2 isolate used in the antiviral study obtained?"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "found"),
+    [
+        (
+            "The H9N2 virus was collected from one of the major water bodies of Maharashtra "
+            "state, India.",
+            {"mahara"},
+        ),
+        ("Samples came from Iran, China and India.", {"iran"}),
+        ("Titres are shown in Figure 3.", set()),
+        ("Eggs were incubated in March.", set()),
+    ],
+)
+def test_the_places_a_sentence_names(sentence, found) -> None:
+    assert places(Candidate(1, sentence, 0.5), QuestionProfile.of(WHERE)) == found
+
+
+def test_a_where_question_is_answered_by_the_sentence_that_names_the_place(generator) -> None:
+    other = (
+        "The H9N2 isolate was propagated in ten-day-old embryonated eggs for the antiviral "
+        "study. Allantoic fluid was harvested after 72 hours."
+    )
+    source = (
+        "The H9N2 isolate was obtained from one of the major water bodies of Maharashtra "
+        "state during surveillance."
+    )
+    relevance = {}
+    for rule in (False, True):
+        answering.PLACE_AS_NAME = rule
+        try:
+            passages = (passage(1, other), passage(2, source))
+            relevance[rule] = generator.best(GenerationRequest(WHERE, passages, "corpus"))
+            text = generator.generate(GenerationRequest(WHERE, passages, "corpus")).text
+        finally:
+            answering.PLACE_AS_NAME = True
+    assert "Maharashtra" in text.split(" [")[0]
+    # naming the place raises the relevance the gate's evidence check compares
+    assert relevance[True] > relevance[False]

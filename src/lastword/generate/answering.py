@@ -337,6 +337,9 @@ ANSWER_MODEL: dict[str, float] = {
     "bibliography": -3.856,
     "superlative": 2.545,
 }
+#: a sentence naming a place answers a "where" question as a name answers "which" (the
+#: ``asked_name`` feature): one DEV question (a09) asks "where", too few to fit a feature of its own
+PLACE_AS_NAME = True
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
 
@@ -361,6 +364,36 @@ def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
     return False
 
 
+#: a place a sentence names: "Maharashtra state", "Lake Victoria", "from India," / "in Iran."
+_PLACE_RE = re.compile(
+    r"\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)?)\s+(?:state|province|region|district|county|"
+    r"country|city|town|village|lake|river|island|valley|farm|reserve|preserve|park|coast)\b"
+    r"|\b(?:lake|river|mount|island\s+of|province\s+of|state\s+of)\s+([A-Z][a-z]{2,})"
+    r"|\b(?:from|in|at|near)\s+(?:the\s+)?([A-Z][a-z]{3,}(?:\s+[A-Z][a-z]+)?)\s*[,.;)]",
+)
+#: capitalised words that follow "in" / "from" without naming a place
+_NOT_PLACES = frozenset(
+    """figure fig table supplementary section appendix january february march april may june
+    july august september october november december spring summer autumn winter""".split()
+)
+
+
+def places(candidate: Candidate, profile: QuestionProfile) -> set[str]:
+    """The places a sentence names that the question does not ("Maharashtra" for "Where was
+    the isolate obtained?"): a capitalised name before a place noun ("Maharashtra state"),
+    after one ("Lake Victoria"), or closing a phrase after from / in / at ("from Iran,")."""
+    found = set()
+    for match in _PLACE_RE.finditer(candidate.text):
+        name = next(g for g in match.groups() if g)
+        first = name.split()[0].lower()
+        if first in _NOT_PLACES or first in _STOP:
+            continue
+        stems = {_stem(w) for w in name.split()}
+        if not stems & profile.terms:
+            found |= stems
+    return found
+
+
 def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
     """What the sentence states of the kind asked, beyond the question: its numbers (values and
     spelled counts, not years) for how many / what level, its names and codes for which / who
@@ -368,6 +401,8 @@ def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
     found: set[str] = set()
     if profile.wants_number:
         found |= asked_numbers(candidate, profile) - profile.question_values()
+    if profile.wants_place:
+        found |= places(candidate, profile)
     if profile.wants_name:
         words = _words(candidate.text)
         # a sentence's first word is capitalised anyway: a name only when not a common word
@@ -483,7 +518,11 @@ def candidate_features(
             "novel": min(len(c.terms - profile.terms), NOVEL_CAP) / NOVEL_CAP,
             "asked_number": float(profile.wants_number and new_number),
             "missing_number": float(profile.wants_number and not new_number),
-            "asked_name": float(profile.wants_name and _new_names(c, profile)),
+            # a place is a name: "where" asks for one (``places``)
+            "asked_name": float(
+                (profile.wants_name and _new_names(c, profile))
+                or (PLACE_AS_NAME and profile.wants_place and bool(places(c, profile)))
+            ),
             "method": float(bool(_METHOD_RE.search(c.text))),
             "result": float(bool(_RESULT_RE.search(c.text))),
             "own_result": float(
