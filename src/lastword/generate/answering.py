@@ -37,29 +37,20 @@ from lastword.generate.question_kinds import (
     OTHER_WORK_QUESTION,
     PLACE_QUESTION,
     SECOND_ASK,
-    asked_attribute,
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
+from lastword.generate.terms import STOP as _STOP
+from lastword.generate.terms import attribute_terms, named_places
+from lastword.generate.terms import is_rare_token as _is_rare_token
+from lastword.generate.terms import stem as _stem
+from lastword.generate.terms import terms as _terms
+from lastword.generate.terms import words as _words
 from lastword.ingest.structure import word_list
 from lastword.verify.numbers import extract_quantities
 
 #: extra weight of a rare term, code or number written in the question
 RARE_TERM_WEIGHT = 1.5
 
-_STEM = 6
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]+(?:[\-/.][A-Za-z0-9]+)*")
-_STOP = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself just
-    may might more most much must my no nor not now of off on once only or other our ours out
-    over own same she should so some such than that the their theirs them then there these they
-    this those through to too under until up upon very via was we were what when where which
-    while who whom why will with within without would you your whether among versus vs per also
-    many long often far large old high did does do use used using give gave given take took
-    taken show showed shown according paper study studies trial experiment work article review
-    reported report reports value values measured part total number""".split()
-)
 _CAPTION_RE = re.compile(r"^\s*(fig(ure)?s?\.?|table|supplementary|scheme|plate)\s*[\dS]", re.I)
 _NUMBERED_HEADING_RE = re.compile(r"^\s*\d+(\.\d+)*\.?\s+[A-Z]")
 _BIBLIOGRAPHY_RE = re.compile(
@@ -78,76 +69,6 @@ _OWN_RESULT_RE = re.compile(
     r"|\b(the\s+)?present\s+(study|results|findings)\b",
     re.I,
 )
-
-
-def _stem(word: str) -> str:
-    return word.lower()[:_STEM]
-
-
-def _words(text: str) -> list[str]:
-    return _WORD_RE.findall(text)
-
-
-#: the taxonomic abbreviations papers write for words a question spells out ("var. grubii" for
-#: which variety)
-_SPELLED_OUT = {
-    "var": "variety",
-    "sp": "species",
-    "spp": "species",
-    "subsp": "subspecies",
-    "ssp": "subspecies",
-    "cv": "cultivar",
-    "cvs": "cultivar",
-}
-
-
-def _terms(text: str) -> set[str]:
-    """Content stems; a compound led by a number also stands for its rest ("280-day-old" for
-    "day-old", "12-week" for "week"); "var." also stands for "variety" (``_SPELLED_OUT``)."""
-    out = set()
-    for w in _words(text):
-        if w.lower() in _STOP or len(w) < 2:
-            continue
-        out.add(_stem(w))
-        if (spelled := _SPELLED_OUT.get(w.lower())) is not None:
-            out.add(_stem(spelled))
-        head, _, rest = w.partition("-")
-        if rest and head.isdigit() and rest.lower() not in _STOP and len(rest) > 1:
-            out.add(_stem(rest))
-    return out
-
-
-#: words that name a measure or an aspect of a property, not the property: "the protein
-#: *content*", "the *quality* of discharge", "the *risk* of embolism", "treatment *outcome*"
-_MEASURE_WORDS = frozenset(
-    _stem(w)
-    for w in """content contents level levels amount amounts concentration concentrations rate
-    rates degree extent quantity size proportion percentage share count counts frequency
-    incidence quality risk effect effects effectiveness efficacy impact outcome outcomes role
-    way management severity occurrence use utilization performance result results function
-    status parameter parameters course likelihood development accuracy response responses""".split()
-)
-
-
-def attribute_terms(question: str) -> frozenset[str]:
-    """The content stems of the property a yes/no question asks about (``asked_attribute``):
-    its words that are not measure words ("protein" of "the protein content"), with its head
-    word ("content"; "management" of "surgical management", which "the intraoperative
-    management" states). Empty when only measure words are left ("the quality of ..."): words
-    cannot check a property named so generally."""
-    attribute = asked_attribute(question)
-    key = _terms(attribute) - _MEASURE_WORDS
-    if not key:
-        return frozenset()
-    return frozenset(key | _terms(attribute.split()[-1]))
-
-
-def _is_rare_token(word: str) -> bool:
-    """A code, a name with digits or capitals inside, or a number: "TLR7", "33RE", "H9N2"."""
-    if any(ch.isdigit() for ch in word):
-        return True
-    inner = word[1:]
-    return any(ch.isupper() for ch in inner) and any(ch.islower() for ch in word + "a")
 
 
 @dataclass(frozen=True)
@@ -367,34 +288,10 @@ def _new_names(candidate: Candidate, profile: QuestionProfile) -> bool:
     return False
 
 
-#: a place a sentence names: "Maharashtra state", "Lake Victoria", "from India," / "in Iran."
-_PLACE_RE = re.compile(
-    r"\b([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)?)\s+(?:state|province|region|district|county|"
-    r"country|city|town|village|lake|river|island|valley|farm|reserve|preserve|park|coast)\b"
-    r"|\b(?:lake|river|mount|island\s+of|province\s+of|state\s+of)\s+([A-Z][a-z]{2,})"
-    r"|\b(?:from|in|at|near)\s+(?:the\s+)?([A-Z][a-z]{3,}(?:\s+[A-Z][a-z]+)?)\s*[,.;)]",
-)
-#: capitalised words that follow "in" / "from" without naming a place
-_NOT_PLACES = frozenset(
-    """figure fig table supplementary section appendix january february march april may june
-    july august september october november december spring summer autumn winter""".split()
-)
-
-
 def places(candidate: Candidate, profile: QuestionProfile) -> set[str]:
     """The places a sentence names that the question does not ("Maharashtra" for "Where was
-    the isolate obtained?"): a capitalised name before a place noun ("Maharashtra state"),
-    after one ("Lake Victoria"), or closing a phrase after from / in / at ("from Iran,")."""
-    found = set()
-    for match in _PLACE_RE.finditer(candidate.text):
-        name = next(g for g in match.groups() if g)
-        first = name.split()[0].lower()
-        if first in _NOT_PLACES or first in _STOP:
-            continue
-        stems = {_stem(w) for w in name.split()}
-        if not stems & profile.terms:
-            found |= stems
-    return found
+    the isolate obtained?"; ``terms.named_places``)."""
+    return named_places(candidate.text, profile.terms)
 
 
 def specifics(candidate: Candidate, profile: QuestionProfile) -> set[str]:
