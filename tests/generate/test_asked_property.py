@@ -151,3 +151,43 @@ def test_a_where_question_is_answered_by_the_sentence_that_names_the_place(gener
     assert "Maharashtra" in text.split(" [")[0]
     # naming the place raises the relevance the gate's evidence check compares
     assert relevance[True] > relevance[False]
+
+
+# ---- the verifier holds every generator's draft to the same rule (step 7b)
+
+
+def test_the_verifier_drops_a_draft_that_never_states_the_asked_property(minilm) -> None:
+    from lastword.settings import VerifySettings
+    from lastword.verify import OFF_QUESTION, verify_draft
+
+    passages = (passage(1, YIELD), passage(2, PROTEIN))
+    # a model's draft, quoted verbatim from passage 1: supported, on the subject, but it never
+    # says protein
+    off = verify_draft(
+        "Foliar Nutri-phite application on winter wheat resulted in higher grain yield and "
+        "better grain quality than the nontreated plots [1].",
+        passages,
+        minilm,
+        VerifySettings(),
+        question=QUESTION,
+    )
+    assert not off.supported and off.answer == ""
+    assert [d.reason for d in off.dropped] == [OFF_QUESTION]
+    assert "protei" in off.dropped[0].detail
+    # the same draft without the question, and a draft that states the property, are kept
+    assert verify_draft(
+        "Foliar Nutri-phite application on winter wheat resulted in higher grain yield and "
+        "better grain quality than the nontreated plots [1].",
+        passages,
+        minilm,
+        VerifySettings(),
+    ).supported
+    on = verify_draft(
+        "Grain protein content of winter wheat did not differ between foliar Nutri-phite and "
+        "the nontreated plots in either year [2].",
+        passages,
+        minilm,
+        VerifySettings(),
+        question=QUESTION,
+    )
+    assert on.supported and "protein" in on.answer
