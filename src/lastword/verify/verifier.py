@@ -333,8 +333,7 @@ def _check_asked_property(question: str, items: Sequence[_Checked]) -> None:
         item.kept = None
         item.drop(
             OFF_QUESTION,
-            "the answer never states what the question asks about "
-            f"({', '.join(sorted(asked))}...)",
+            f"the answer never states what the question asks about ({', '.join(sorted(asked))}...)",
             item.valid,
         )
 
