@@ -40,6 +40,7 @@ import hashlib
 import pickle
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +86,43 @@ class CachingEmbedder:
         return self._get("embed_queries", list(texts))
 
 
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "lastword-answer-scorer"
+
+
+@dataclass
+class Cache:
+    """Each question's retrieval (``Pipeline.inspect``) and every embedded text, kept on disk
+    per index so a re-run after changing the features takes seconds."""
+
+    file: Path
+    saved: dict
+    embedder: CachingEmbedder
+    retrieved: dict
+
+    def save(self) -> None:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        self.file.write_bytes(pickle.dumps(self.saved))
+
+
+def open_cache(pipeline: Pipeline, questions: list[dict], cache: Path | None = None) -> Cache:
+    """The cache of ``pipeline``'s index, every question retrieved (those missing retrieved now)."""
+    # The fingerprint names the documents and the embedder, not how they were read: the
+    # passages' own ids and texts key the cache, so a re-ingest with new code misses it.
+    info = pipeline.store.info()
+    sample = pipeline.store.passages_by_id(list(range(1, 50))) if info.passages else {}
+    key = hashlib.sha256(
+        (info.fingerprint + str(info.passages) + "".join(p.text for p in sample.values())).encode()
+    ).hexdigest()[:16]
+    cache_file = (cache or DEFAULT_CACHE) / f"{key}.pkl"
+    saved = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
+    embedder = CachingEmbedder(pipeline.embedder, saved.setdefault("vectors", {}))
+    retrieved = saved.setdefault("retrieved", {})
+    for q in questions:
+        if q["question"] not in retrieved:
+            retrieved[q["question"]] = pipeline.inspect(q["question"])
+    return Cache(cache_file, saved, embedder, retrieved)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, required=True)
@@ -92,9 +130,7 @@ def main() -> int:
     parser.add_argument("--fit", action="store_true", help="Fit the model on DEV and use it.")
     parser.add_argument("--ridge", type=float, default=3.0)
     parser.add_argument("--floors", default=f"0.2,0.3,{RELEVANCE_FLOOR},0.5,0.6")
-    parser.add_argument(
-        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "lastword-answer-scorer"
-    )
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--sentences", type=int, default=3, help="Most sentences quoted.")
     parser.add_argument("--follow-floor", type=float, default=extractive.FOLLOW_FLOOR)
     parser.add_argument("--cover-weight", type=float, default=extractive.COVER_WEIGHT)
@@ -134,23 +170,8 @@ def main() -> int:
     questions = load_jsonl(args.data / "questions.jsonl")
     settings = load_settings()
     with Pipeline.open(settings, args.index) as pipeline:
-        # The fingerprint names the documents and the embedder, not how they were read: the
-        # passages' own ids and texts key the cache, so a re-ingest with new code misses it.
-        info = pipeline.store.info()
-        sample = pipeline.store.passages_by_id(list(range(1, 50))) if info.passages else {}
-        key = hashlib.sha256(
-            (
-                info.fingerprint + str(info.passages) + "".join(p.text for p in sample.values())
-            ).encode()
-        ).hexdigest()[:16]
-        cache_file = args.cache / f"{key}.pkl"
-        saved = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
-        embedder = CachingEmbedder(pipeline.embedder, saved.setdefault("vectors", {}))
-        retrieved = saved.setdefault("retrieved", {})
-        for q in questions:
-            if q["question"] not in retrieved:
-                retrieved[q["question"]] = pipeline.inspect(q["question"])
-
+        cache = open_cache(pipeline, questions, args.cache)
+        embedder, retrieved = cache.embedder, cache.retrieved
         rows, labels, halves, owners = [], [], [], []
         for q in questions:
             result = retrieved[q["question"]]
@@ -234,7 +255,11 @@ def main() -> int:
                         refused = result.gate is None or result.gate.score < weak
                     elif band_floor is not None:
                         # weak band: the strict generator (a specific asked, over the floor)
-                        weak_band = result.band is Band.WEAK
+                        # below weak: refused there, or let through by the evidence check
+                        # (the cached band holds the shipped floor's decision)
+                        weak_band = result.band is Band.WEAK or (
+                            result.gate is not None and result.gate.evidence_floor is not None
+                        )
                         refused = False
                     else:
                         refused = gate and result.band is Band.WEAK
@@ -270,8 +295,7 @@ def main() -> int:
                         f"  correct {ok:>2}/{n}  false accepts {fa:>2}/{un}"
                         f"  refused {refused:>2}  phantoms {phantoms}"
                     )
-        args.cache.mkdir(parents=True, exist_ok=True)
-        cache_file.write_bytes(pickle.dumps(saved))
+        cache.save()
     return 0
 
 

@@ -1,6 +1,7 @@
 """What a question asks for, read from its wording: a number (how many, what dose ...), a name
 (which, who), a place (where), two things at once ("..., and what was its FCR?"), or what other
-work reported. ``answering.QuestionProfile`` reads a question with these."""
+work reported, and the property a yes/no question asks about ("Did X change *the protein
+content* of Y?"). ``answering.QuestionProfile`` reads a question with these."""
 
 from __future__ import annotations
 
@@ -30,3 +31,39 @@ PLACE_QUESTION = re.compile(r"^\s*where\b|\bfrom\s+where\b|\bwhere\s+was\b", re.
 OTHER_WORK_QUESTION = re.compile(
     r"\bet\s+al\b|\breview\b|\bcited\b|\baccording\s+to\b|\breported\b|\bthe\s+eu\b", re.I
 )
+#: a question answered yes or no: "Did ...", "Does ...", "Is ...", "Can ..."
+YES_NO_QUESTION = re.compile(
+    r"^\s*(did|does|do|is|was|were|are|can|could|has|have|had|will|would|should|may)\b", re.I
+)
+_CHANGE = (
+    r"(?:chang|alter|affect|influenc|increas|decreas|reduc|rais|lower|improv|enhanc|modif|"
+    r"impact|boost|elevat|diminish)(?:e|es|ed|ing|s|y|ies|ied)?"
+)
+#: what a yes/no question asks about, as the object of its verb of change: "Did foliar
+#: Nutri-phite application change *the protein content* of winter wheat grain?"
+ASKED_OBJECT = re.compile(
+    rf"\b{_CHANGE}\s+(?:the\s+|its\s+|their\s+)?"
+    r"(?!(?:of|in|among|for|at|after|during|between|when|with|by|from|on|across|to)\b)(?P<attr>(?:[\w\-]+\s+){0,3}?[\w\-]+)\s*(?:\b(?:of|in|among|for|at|after|during|between|"
+    r"when|with|by|from|on|across|compared)\b|\?|,|$)",
+    re.I,
+)
+#: ... or as the subject of an intransitive one: "Did *post-trial plasma oxytocin* differ
+#: between ...?"
+ASKED_SUBJECT = re.compile(
+    r"^\s*(?:did|does|do|is|was|were|are)\s+(?:the\s+)?(?P<attr>(?:[\w\-]+\s+){0,3}?[\w\-]+)\s+"
+    r"(?:differ|change|vary|increase|decrease|rise|fall|decline|improve)\w*\s+"
+    r"(?:between|among|across|over|after|with|from|in|when|during|by|\?)",
+    re.I,
+)
+
+
+def asked_attribute(question: str) -> str:
+    """The property a yes/no question asks about ("the protein content" of "Did foliar
+    Nutri-phite application change the protein content of winter wheat grain?"), or "" when it
+    asks no yes/no question about a change."""
+    if not YES_NO_QUESTION.match(question):
+        return ""
+    for pattern in (ASKED_SUBJECT, ASKED_OBJECT):
+        if (match := pattern.search(question)) is not None:
+            return match.group("attr")
+    return ""

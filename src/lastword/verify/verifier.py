@@ -21,6 +21,10 @@ For every sentence, in this order (the first failure is the reason it is dropped
    sentence unless they hold one of its numbers.
 7. when the question is given, the sentence must address it (``support.question_relevance`` at
    ``relevance_floor``): ``off_question``.
+7b. when the question is a yes/no question about a property ("Did X change the protein content
+   of Y?": ``generate.terms.attribute_terms``), at least one kept sentence must state one of
+   its words; otherwise every kept claim is dropped as ``off_question`` (the answer talks about
+   the subject, not the asked property: "... improved grain yield and quality").
 8. the sentence must not flip the direction or polarity of its best supporting passage sentence
    ("did not reduce" vs "reduced", "higher" vs "lower"): ``contradicts`` (``direction.py``).
 
@@ -36,6 +40,7 @@ from dataclasses import dataclass, field
 
 from lastword.embed.protocol import Embedder
 from lastword.errors import InputError
+from lastword.generate.terms import attribute_terms, terms
 from lastword.injection import is_instruction
 from lastword.result import AnswerSentence, DroppedSentence, Phantom, RetrievedPassage
 from lastword.sentences import split_sentences
@@ -295,6 +300,9 @@ def verify_draft(
                     items[i].valid,
                 )
 
+    if question is not None:
+        _check_asked_property(question, items)
+
     kept = [item.kept for item in items if item.kept is not None]
     supported = any(s.citations for s in kept)
     phantoms = tuple(p for item in items for p in item.phantoms)
@@ -310,6 +318,24 @@ def verify_draft(
         declined=not supported and has_refusal_language(draft_text),
         supported=supported,
     )
+
+
+def _check_asked_property(question: str, items: Sequence[_Checked]) -> None:
+    """7b. A yes/no question's answer must state the property it asks about (one of its words):
+    when no kept sentence does, every kept claim is dropped as ``off_question``."""
+    asked = attribute_terms(question)
+    claims = [item for item in items if item.kept is not None and item.kept.citations]
+    if not asked or not claims:
+        return
+    if any(asked & terms(item.draft.text) for item in claims):
+        return
+    for item in claims:
+        item.kept = None
+        item.drop(
+            OFF_QUESTION,
+            f"the answer never states what the question asks about ({', '.join(sorted(asked))}...)",
+            item.valid,
+        )
 
 
 def _judge_support(
