@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from lastword.errors import ConfigError
-from lastword.store import ivf
+from lastword.store import ann, ivf
 from lastword.store.files import newest_below, write_atomically, written_whole
 
 FILE_PATTERN = re.compile(r"^ivfpq-(\d+)\.faiss$")
@@ -217,15 +217,4 @@ def search(
     wanted = min(max(candidates, k), index.ntotal)
     params = faiss.SearchParametersIVF(nprobe=min(probes, index.nlist))
     _, labels = index.search(query.reshape(1, -1).astype(np.float32), wanted, params=params)
-    labels = labels[0][labels[0] >= 0]
-    rows = np.searchsorted(ids, labels)
-    valid = rows < len(ids)
-    valid[valid] = ids[rows[valid]] == labels[valid]
-    rows = np.sort(rows[valid])  # each row is in one cell: no repeats (and sort is 30x unique)
-    if keep is not None:
-        rows = rows[keep(rows)]
-    if len(rows) < min(k, len(ids)):
-        return None
-    scores = np.asarray(matrix[rows]) @ query
-    order = np.argsort(-scores, kind="stable")[:k]
-    return rows[order], scores[order]
+    return ann.rescore(labels[0][labels[0] >= 0], matrix, ids, query, k, keep)
