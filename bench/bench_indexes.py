@@ -30,6 +30,17 @@ def jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+def pubmedqa_halves(data: Path = DATASETS / "pubmedqa") -> dict[str, list]:
+    """PubMedQA's questions as (question, {its pmid}), split into the dev and test halves."""
+    records, test_ids = load_pubmedqa(data)
+    return {
+        f"pubmedqa {half}": [
+            (r["QUESTION"], {p}) for p, r in sorted(records.items()) if (p in test_ids) == test
+        ]
+        for half, test in (("dev", False), ("test", True))
+    }
+
+
 def build(name: str, records: Iterable[dict], cache: Path = CACHE) -> Path:
     """The index ``cache/name``, ingested from ``records`` unless it is already complete."""
     index = cache / name

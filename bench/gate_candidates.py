@@ -37,10 +37,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_indexes import DATASETS, jsonl
+from bench_indexes import DATASETS, jsonl, pubmedqa_halves
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.calibrate import SIGNAL_FIELDS
-from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate.signals import DEPTH, combined_score
 from lastword.gate.transfer import rare_cut
@@ -171,15 +170,7 @@ def papers_rows(index: Path, settings: Settings) -> list:
 
 def collect(args, settings: Settings) -> dict[str, list]:
     transfer = json.loads(args.rows.read_text())
-    records, test_ids = load_pubmedqa(DATASETS / "pubmedqa")
-    halves = {
-        "pubmedqa dev": [
-            (r["QUESTION"], {p}) for p, r in sorted(records.items()) if p not in test_ids
-        ],
-        "pubmedqa test": [
-            (r["QUESTION"], {p}) for p, r in sorted(records.items()) if p in test_ids
-        ],
-    }
+    halves = pubmedqa_halves()
     claims = [c for c in jsonl(DATASETS / "scifact" / "claims_dev.jsonl") if c["cited_doc_ids"]]
     embedder = MiniLMEmbedder()
     sets: dict[str, list] = {}

@@ -32,9 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 
-from bench_indexes import CACHE, DATASETS, jsonl, pubmedqa_index, scifact_index
+from bench_indexes import CACHE, DATASETS, jsonl, pubmedqa_halves, pubmedqa_index, scifact_index
 from lastword.evaluate.calibrate import SIGNAL_FIELDS
-from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
 from lastword.evaluate.metrics import (
     false_accept_rate,
     kept_share,
@@ -86,15 +85,7 @@ def rows_of(index: Path, settings: Settings, questions: list[tuple[str, set[str]
 
 def collect(args: argparse.Namespace) -> dict[str, list]:
     settings = probing(load_settings(), args.mode)
-    records, test_ids = load_pubmedqa(DATASETS / "pubmedqa")
-    halves = {
-        "pubmedqa dev": [
-            (r["QUESTION"], {p}) for p, r in sorted(records.items()) if p not in test_ids
-        ],
-        "pubmedqa test": [
-            (r["QUESTION"], {p}) for p, r in sorted(records.items()) if p in test_ids
-        ],
-    }
+    halves = pubmedqa_halves()
     claims = [c for c in jsonl(DATASETS / "scifact" / "claims_dev.jsonl") if c["cited_doc_ids"]]
     scifact = [(c["claim"], {str(d) for d in c["cited_doc_ids"]}) for c in claims]
     sets = {}
