@@ -62,6 +62,7 @@ from lastword.generate.answering import (
     specifics,
     states_new_number,
 )
+from lastword.generate.named import Named, named_things, substituted
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
@@ -112,6 +113,9 @@ PAIR_ANAPHOR = True
 PAIR_SEVERAL = True
 #: an answer to a yes/no question must state the property it asks about (``names_attribute``)
 ASKED_ATTRIBUTE = True
+#: a sentence that names another member of the kind of a thing the question names, in its
+#: place ("C. albicans" for "Salmonella Typhimurium"), is not quoted (``named.py``)
+NAMED_THINGS = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -264,7 +268,11 @@ class ExtractiveGenerator:
         if profile.wants_number:
             # The asked specific is a quantity: a sentence without one does not state it.
             eligible = [i for i in eligible if states_new_number(scored[i], profile)]
-        return _Ranked(candidates, pairs, profile, coverage, relevance, eligible)
+        things = named_things(request.question) if NAMED_THINGS else ()
+        if things:
+            # About another member of the kind of a thing the question names: not an answer.
+            eligible = [i for i in eligible if not substituted(scored[i].text, things)]
+        return _Ranked(candidates, pairs, profile, coverage, relevance, eligible, things)
 
     def generate(self, request: GenerationRequest) -> Draft:
         declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
@@ -294,7 +302,9 @@ class ExtractiveGenerator:
         pool = [
             i
             for i in np.argsort(-relevance)[:FOLLOW_POOL].tolist()
-            if i not in chosen and relevance[i] >= min(self._follow_floor, self._floor)
+            if i not in chosen
+            and relevance[i] >= min(self._follow_floor, self._floor)
+            and not substituted(candidates[i].text, ranked.things)
         ]
         kinds = {i: specifics(candidates[i], profile) for i in pool}
 
@@ -367,6 +377,8 @@ class _Ranked:
     relevance: np.ndarray
     #: the indices that state the kind of thing asked (floor aside)
     eligible: list[int]
+    #: the specific things the question names (``named.named_things``)
+    things: tuple[Named, ...] = ()
 
     @property
     def best(self) -> float:
