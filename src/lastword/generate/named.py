@@ -148,6 +148,11 @@ def _names(text: str, thing: Named, lowered: str) -> bool:
     return re.search(rf"\b{re.escape(thing.key)}\b", lowered) is not None
 
 
+def thing_named(text: str, thing: Named) -> bool:
+    """Does ``text`` name ``thing`` (its epithet, its code, its language, its place)?"""
+    return _names(text, thing, text.lower())
+
+
 def _others(text: str, shape: str, things: list[Named]) -> set[str]:
     """The members of ``shape`` that ``text`` names and the question does not."""
     keys = {t.key for t in things}
