@@ -24,8 +24,7 @@ MIC_QUESTION = (
     "What is the MIC of Ocimum micranthum leaf essential oil against Salmonella Typhimurium?"
 )
 ALBICANS = (
-    "The MIC of the Ocimum micranthum leaf essential oil against C. albicans 3719 was "
-    "1250 μg/mL."
+    "The MIC of the Ocimum micranthum leaf essential oil against C. albicans 3719 was 1250 μg/mL."
 )
 TYPHIMURIUM = (
     "The leaf essential oil of O. micranthum inhibited S. typhimurium ATCC 14028 at a minimal "

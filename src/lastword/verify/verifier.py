@@ -28,7 +28,7 @@ For every sentence, in this order (the first failure is the reason it is dropped
 7c. when the question names a specific thing (a Latin binomial, a code, a language, a place:
    ``generate.named.named_things``), a kept claim that names none of it but another member of
    its kind in its place ("C. albicans" for "Salmonella Typhimurium", "English" for "German")
-   is dropped as ``off_question``, unless another kept claim names the asked thing.
+   is dropped as ``off_question`` (each claim judged by itself: ``NAMED_SCOPE``).
 8. the sentence must not flip the direction or polarity of its best supporting passage sentence
    ("did not reduce" vs "reduced", "higher" vs "lower"): ``contradicts`` (``direction.py``).
 
@@ -352,7 +352,8 @@ def _check_asked_property(question: str, items: Sequence[_Checked]) -> None:
 
 def _check_named_things(question: str, items: Sequence[_Checked]) -> None:
     """7c. A kept claim that names another member of the kind of a thing the question names, in
-    its place, is dropped as ``off_question`` unless another kept claim names the asked thing."""
+    its place, is dropped as ``off_question`` (with ``NAMED_SCOPE`` "answer", only when no
+    other kept claim names the asked thing)."""
     things = named_things(question)
     claims = [item for item in items if item.kept is not None and item.kept.citations]
     if not things or not claims:
