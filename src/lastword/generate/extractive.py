@@ -17,6 +17,10 @@ An answer to a yes/no question about a change ("Did X change the protein content
 state the property asked about (one of its words, ``names_attribute``); one that only matches
 the subject ("grain yield and quality") is declined.
 
+A sentence that names another member of the kind of a thing the question names, in its place
+("C. albicans" for "Salmonella Typhimurium", "H5N1" for "H9N2", "English" for "German":
+``named.py``), is neither the first sentence nor a follower (``NAMED_THINGS``).
+
 The first sentence is the most probable one that clears ``RELEVANCE_FLOOR`` (and, when a number
 is asked, states one the question does not write itself); when none does, the generator
 declines. The asked specific often sits in the sentence next to the one that says what it is
