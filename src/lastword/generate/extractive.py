@@ -17,6 +17,10 @@ An answer to a yes/no question about a change ("Did X change the protein content
 state the property asked about (one of its words, ``names_attribute``); one that only matches
 the subject ("grain yield and quality") is declined.
 
+A sentence that names another member of the kind of a thing the question names, in its place
+("C. albicans" for "Salmonella Typhimurium", "H5N1" for "H9N2", "English" for "German":
+``named.py``), is neither the first sentence nor a follower (``NAMED_THINGS``).
+
 The first sentence is the most probable one that clears ``RELEVANCE_FLOOR`` (and, when a number
 is asked, states one the question does not write itself); when none does, the generator
 declines. The asked specific often sits in the sentence next to the one that says what it is
@@ -62,6 +66,7 @@ from lastword.generate.answering import (
     specifics,
     states_new_number,
 )
+from lastword.generate.named import Named, named_things, substituted
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
@@ -112,6 +117,9 @@ PAIR_ANAPHOR = True
 PAIR_SEVERAL = True
 #: an answer to a yes/no question must state the property it asks about (``names_attribute``)
 ASKED_ATTRIBUTE = True
+#: a sentence that names another member of the kind of a thing the question names, in its
+#: place ("C. albicans" for "Salmonella Typhimurium"), is not quoted (``named.py``)
+NAMED_THINGS = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -264,7 +272,11 @@ class ExtractiveGenerator:
         if profile.wants_number:
             # The asked specific is a quantity: a sentence without one does not state it.
             eligible = [i for i in eligible if states_new_number(scored[i], profile)]
-        return _Ranked(candidates, pairs, profile, coverage, relevance, eligible)
+        things = named_things(request.question) if NAMED_THINGS else ()
+        if things:
+            # About another member of the kind of a thing the question names: not an answer.
+            eligible = [i for i in eligible if not substituted(scored[i].text, things)]
+        return _Ranked(candidates, pairs, profile, coverage, relevance, eligible, things)
 
     def generate(self, request: GenerationRequest) -> Draft:
         declined = Draft(text=UNANSWERABLE, declared=() if request.source_kind == "web" else None)
@@ -294,7 +306,9 @@ class ExtractiveGenerator:
         pool = [
             i
             for i in np.argsort(-relevance)[:FOLLOW_POOL].tolist()
-            if i not in chosen and relevance[i] >= min(self._follow_floor, self._floor)
+            if i not in chosen
+            and relevance[i] >= min(self._follow_floor, self._floor)
+            and not substituted(candidates[i].text, ranked.things)
         ]
         kinds = {i: specifics(candidates[i], profile) for i in pool}
 
@@ -367,6 +381,8 @@ class _Ranked:
     relevance: np.ndarray
     #: the indices that state the kind of thing asked (floor aside)
     eligible: list[int]
+    #: the specific things the question names (``named.named_things``)
+    things: tuple[Named, ...] = ()
 
     @property
     def best(self) -> float:

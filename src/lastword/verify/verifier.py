@@ -25,6 +25,10 @@ For every sentence, in this order (the first failure is the reason it is dropped
    of Y?": ``generate.terms.attribute_terms``), at least one kept sentence must state one of
    its words; otherwise every kept claim is dropped as ``off_question`` (the answer talks about
    the subject, not the asked property: "... improved grain yield and quality").
+7c. when the question names a specific thing (a Latin binomial, a code, a language, a place:
+   ``generate.named.named_things``), a kept claim that names none of it but another member of
+   its kind in its place ("C. albicans" for "Salmonella Typhimurium", "English" for "German")
+   is dropped as ``off_question`` (each claim judged by itself: ``NAMED_SCOPE``).
 8. the sentence must not flip the direction or polarity of its best supporting passage sentence
    ("did not reduce" vs "reduced", "higher" vs "lower"): ``contradicts`` (``direction.py``).
 
@@ -40,6 +44,7 @@ from dataclasses import dataclass, field
 
 from lastword.embed.protocol import Embedder
 from lastword.errors import InputError
+from lastword.generate.named import named_things, substituted, thing_named
 from lastword.generate.terms import attribute_terms, terms
 from lastword.injection import is_instruction
 from lastword.result import AnswerSentence, DroppedSentence, Phantom, RetrievedPassage
@@ -73,6 +78,11 @@ WEAK_SUPPORT = "weak_support"
 NO_CONTENT = "no_content"
 INJECTED = "injected"
 OFF_QUESTION = "off_question"
+#: step 7c: a claim about another member of the kind of a thing the question names is dropped
+NAMED_THINGS = True
+#: step 7c judges each claim alone ("sentence") or lets a claim stand when another kept claim
+#: names the asked thing ("answer"); ``bench/named_things.py`` measured both
+NAMED_SCOPE = "sentence"
 CONTRADICTS = "contradicts"
 #: share of a sentence's content words found in a passage's flagged sentences that makes the
 #: flagged sentence (not the science) what the sentence repeats
@@ -302,6 +312,8 @@ def verify_draft(
 
     if question is not None:
         _check_asked_property(question, items)
+        if NAMED_THINGS:
+            _check_named_things(question, items)
 
     kept = [item.kept for item in items if item.kept is not None]
     supported = any(s.citations for s in kept)
@@ -334,6 +346,32 @@ def _check_asked_property(question: str, items: Sequence[_Checked]) -> None:
         item.drop(
             OFF_QUESTION,
             f"the answer never states what the question asks about ({', '.join(sorted(asked))}...)",
+            item.valid,
+        )
+
+
+def _check_named_things(question: str, items: Sequence[_Checked]) -> None:
+    """7c. A kept claim that names another member of the kind of a thing the question names, in
+    its place, is dropped as ``off_question`` (with ``NAMED_SCOPE`` "answer", only when no
+    other kept claim names the asked thing)."""
+    things = named_things(question)
+    claims = [item for item in items if item.kept is not None and item.kept.citations]
+    if not things or not claims:
+        return
+    named = [
+        thing
+        for thing in things
+        if NAMED_SCOPE == "answer" and any(thing_named(c.draft.text, thing) for c in claims)
+    ]
+    for item in claims:
+        missing = [t for t in substituted(item.draft.text, things) if t not in named]
+        if not missing:
+            continue
+        item.kept = None
+        item.drop(
+            OFF_QUESTION,
+            f"the sentence names another {missing[0].shape} in place of the question's "
+            + ", ".join(t.text for t in missing),
             item.valid,
         )
 
