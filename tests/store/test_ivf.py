@@ -13,8 +13,8 @@ from lastword.settings import StoreSettings
 from lastword.store import ivf
 from lastword.store.local import LocalStore
 from tests.store.contract import INFO, passages, record
+from tests.store.test_ann import assert_filters_hold, clustered, recall, top_ids
 from tests.store.test_ann import build as build_clustered
-from tests.store.test_ann import clustered, recall, top_ids
 
 IVF = StoreSettings(ann="ivf", ann_min_passages=500, ivf_probes=32)
 EXACT = StoreSettings(ann_min_passages=10**9)
@@ -35,17 +35,7 @@ def test_lists_recall_exact_scores_and_filters(tmp_path: Path):
         assert len(approx._graph.centroids) == ivf.default_lists(3000)
         hit = approx.search(queries[0], 1)[0]
         assert hit.score == pytest.approx(exact.search(queries[0], 1)[0].score, abs=1e-6)
-        kinds = {"abstract", "caption"}
-        assert (
-            recall(top_ids(approx, queries, kinds=kinds), top_ids(exact, queries, kinds=kinds))
-            >= 0.98
-        )
-        excluded = {f"d{d}" for d in range(0, 300, 3)}
-        filtered = top_ids(approx, queries, exclude_doc_ids=excluded)
-        assert recall(filtered, top_ids(exact, queries, exclude_doc_ids=excluded)) >= 0.98
-        # a kind too rare for the probed cells: the search falls back to exact, never short
-        rare = approx.search(queries[0], 8, kinds={"references"}, exclude_doc_ids=excluded)
-        assert len(rare) == 8 and {h.passage.kind for h in rare} == {"references"}
+        assert_filters_hold(approx, exact, queries)
 
 
 def test_added_passages_wait_in_the_tail_then_the_lists_are_trained_again(tmp_path: Path):

@@ -16,8 +16,8 @@ from lastword.settings import StoreSettings
 from lastword.store import ivfpq
 from lastword.store.local import LocalStore
 from tests.store.contract import INFO, passages, record
+from tests.store.test_ann import assert_filters_hold, clustered, recall, top_ids
 from tests.store.test_ann import build as build_clustered
-from tests.store.test_ann import clustered, recall, top_ids
 
 # 16 dimensions make a 16-bit code (4 codes of 4 bits): coarse, so more candidates than at 384
 PQ = StoreSettings(ann="ivfpq", ann_min_passages=500, ivfpq_probes=32, ivfpq_candidates=512)
@@ -41,18 +41,7 @@ def test_codes_recall_exact_scores_and_filters(tmp_path: Path):
             got = approx.search(query, 8)
             want = exact.search(query, 8)
             assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
-        kinds = {"abstract", "caption"}
-        assert (
-            recall(top_ids(approx, queries, kinds=kinds), top_ids(exact, queries, kinds=kinds))
-            >= 0.98
-        )
-        excluded = {f"d{d}" for d in range(0, 300, 3)}
-        filtered = top_ids(approx, queries, exclude_doc_ids=excluded)
-        assert recall(filtered, top_ids(exact, queries, exclude_doc_ids=excluded)) >= 0.98
-        assert not any(h.passage.doc_id in excluded for h in approx.search(queries[0], 8, excluded))
-        # a kind too rare for the candidates: the search falls back to exact, never short
-        rare = approx.search(queries[0], 8, kinds={"references"}, exclude_doc_ids=excluded)
-        assert len(rare) == 8 and {h.passage.kind for h in rare} == {"references"}
+        assert_filters_hold(approx, exact, queries)
 
 
 def test_fewer_probes_and_candidates_cost_recall(tmp_path: Path):
