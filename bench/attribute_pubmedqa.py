@@ -36,19 +36,11 @@ from papers import DEFAULT_DATA
 SCORE = 0.6
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "pubmedqa")
-    parser.add_argument("--limit", type=int, default=0)
-    parser.add_argument("--verbose", "-v", action="store_true")
-    args = parser.parse_args()
-    rows = json.loads((args.data / "ori_pqal.json").read_text())
-    test = json.loads((args.data / "test_ground_truth.json").read_text())
-    ids = [pmid for pmid in rows if pmid in test][: args.limit or None]
-    embedder = make_embedder(load_settings().embed)
-    generator = ExtractiveGenerator(embedder)
-    asking, answered = 0, {True: 0, False: 0}
-    for pmid in ids:
+def own_abstracts(data: Path, limit: int = 0):
+    """(pmid, record, its abstract's sections as passages) for PubMedQA's test half."""
+    rows = json.loads((data / "ori_pqal.json").read_text())
+    test = json.loads((data / "test_ground_truth.json").read_text())
+    for pmid in [pmid for pmid in rows if pmid in test][: limit or None]:
         row = rows[pmid]
         contexts = row["CONTEXTS"]
         if isinstance(contexts, str):
@@ -59,6 +51,21 @@ def main() -> int:
             )
             for i, t in enumerate(contexts)
         )
+        yield pmid, row, passages
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "pubmedqa")
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--verbose", "-v", action="store_true")
+    args = parser.parse_args()
+    embedder = make_embedder(load_settings().embed)
+    generator = ExtractiveGenerator(embedder)
+    asking, answered = 0, {True: 0, False: 0}
+    questions = 0
+    for pmid, row, passages in own_abstracts(args.data, args.limit):
+        questions += 1
         request = GenerationRequest(row["QUESTION"], passages, "corpus")
         asking += bool(QuestionProfile.of(row["QUESTION"]).attribute)
         drafts = {}
@@ -72,7 +79,7 @@ def main() -> int:
             print(f"      would have said: {drafts[False][:200]}")
     extractive.ASKED_ATTRIBUTE = True
     print(
-        f"PubMedQA test half: {len(ids)} questions, {asking} name a property asked about; "
+        f"PubMedQA test half: {questions} questions, {asking} name a property asked about; "
         f"answered from their own abstract without the rule {answered[False]}, "
         f"with it {answered[True]} (declined by the rule: {answered[False] - answered[True]})"
     )

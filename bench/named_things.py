@@ -22,8 +22,6 @@ Numbers are counts of questions; they do not depend on the machine's load.
 from __future__ import annotations
 
 import argparse
-import ast
-import json
 import sys
 from pathlib import Path
 
@@ -34,16 +32,13 @@ from lastword.generate.named import named_things
 from lastword.generate.prompt import UNANSWERABLE
 from lastword.generate.protocol import GenerationRequest
 from lastword.pipeline import Pipeline
-from lastword.result import RetrievedPassage
 from lastword.settings import load_settings
 from lastword.verify import verifier, verify_draft
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer_scorer import DEFAULT_CACHE, fact_matches, open_cache
+from attribute_pubmedqa import own_abstracts
 from papers import DEFAULT_DATA, id_number, load_jsonl
-
-#: the retrieval score every PubMedQA section is given (the feature ``passage``)
-SCORE = 0.6
 
 
 def both(generator: ExtractiveGenerator, request: GenerationRequest) -> tuple[str, str]:
@@ -97,25 +92,14 @@ def papers(args: argparse.Namespace) -> None:
 
 
 def pubmedqa(args: argparse.Namespace) -> None:
-    rows = json.loads((args.pubmedqa_data / "ori_pqal.json").read_text())
-    test = json.loads((args.pubmedqa_data / "test_ground_truth.json").read_text())
-    ids = [pmid for pmid in rows if pmid in test][: args.limit or None]
     settings = load_settings()
     embedder = make_embedder(settings.embed)
     generator = ExtractiveGenerator(embedder)
     naming, answered, declined, changed = 0, [0, 0], 0, 0
     verified, dropped = [0, 0], 0
-    for pmid in ids:
-        row = rows[pmid]
-        contexts = row["CONTEXTS"]
-        if isinstance(contexts, str):
-            contexts = ast.literal_eval(contexts)
-        passages = tuple(
-            RetrievedPassage(
-                n=i + 1, passage_id=i, doc_id=pmid, title=pmid, page=None, score=SCORE, text=t
-            )
-            for i, t in enumerate(contexts)
-        )
+    questions = 0
+    for pmid, row, passages in own_abstracts(args.pubmedqa_data, args.limit):
+        questions += 1
         things = named_things(row["QUESTION"])
         naming += bool(things)
         before, after = both(generator, GenerationRequest(row["QUESTION"], passages, "corpus"))
@@ -147,7 +131,7 @@ def pubmedqa(args: argparse.Namespace) -> None:
             if not gone:
                 print(f"      with:    {after[:220]}")
     print(
-        f"PubMedQA test half: {len(ids)} questions, {naming} name a thing; answered from their "
+        f"PubMedQA test half: {questions} questions, {naming} name a thing; answered from their "
         f"own abstract without the rule {answered[0]}, with it {answered[1]} (declined by the "
         f"rule: {declined}; another sentence chosen: {changed}); of the answers (written "
         f"without the rule) to questions naming a thing, the verifier supports {verified[0]} "
