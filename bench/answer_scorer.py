@@ -166,24 +166,9 @@ def main() -> int:
         default=int(answering.COMPOUNDS),
         help="1: a question word counts as stated by its compound's parts (terms.compound_terms).",
     )
-    parser.add_argument(
-        "--soft",
-        type=float,
-        default=answering.SOFT_WEIGHT if answering.SOFT_MATCH else 0.0,
-        help="Weight of a near-synonym match (static word vectors, word_vectors.py); 0: off.",
-    )
-    parser.add_argument(
-        "--soft-cosine", type=float, default=None, help="Cosine a near-synonym needs."
-    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     answering.COMPOUNDS = bool(args.compounds)
-    answering.SOFT_MATCH = args.soft > 0
-    answering.SOFT_WEIGHT = args.soft
-    if args.soft_cosine is not None:
-        from lastword.generate import word_vectors
-
-        word_vectors.SOFT_COSINE = args.soft_cosine
     extractive.COVER_WEIGHT = args.cover_weight
     extractive.PAIR_ANAPHOR = bool(args.pair_anaphor)
     extractive.SPECIFIC_WEIGHT = args.specific_weight

@@ -45,7 +45,6 @@ from lastword.generate.terms import is_rare_token as _is_rare_token
 from lastword.generate.terms import stem as _stem
 from lastword.generate.terms import terms as _terms
 from lastword.generate.terms import words as _words
-from lastword.generate.word_vectors import soft_terms
 from lastword.ingest.structure import word_list
 from lastword.verify.numbers import extract_quantities
 
@@ -275,11 +274,6 @@ PLACE_AS_NAME = True
 #: a question's word counts as stated by its compound's parts, and its two words by their
 #: compound ("seropositive" by "positive serologically"; ``terms.compound_terms``)
 COMPOUNDS = True
-#: a question's word stated by a near-synonym (static word vectors, ``word_vectors.py``; the
-#: optional ``wordllama`` package) counts this share of its weight in ``words``. Off: measured
-#: on DEV and not kept (docs/ingest.md, eighth round)
-SOFT_MATCH = False
-SOFT_WEIGHT = 0.5
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
 
@@ -429,12 +423,8 @@ def candidate_features(
         around = (passage_terms[c.n] & profile.terms) - own
         why = penalties(c, profile)
         new_number = _new_quantities(c, question_values)
-        words = coverage.share(own)
-        if SOFT_MATCH:
-            soft = soft_terms(profile.content_words, c.text, own) & profile.terms
-            words += SOFT_WEIGHT * coverage.share(soft - own)
         values = {
-            "words": words,
+            "words": coverage.share(own),
             "around": coverage.share(around),
             "passage": c.passage_score,
             "echo": len(c.terms & profile.terms) / max(len(c.terms), 1),
