@@ -1,6 +1,7 @@
 """A question's and a sentence's words as the answer scorer reads them: content stems
 (``terms``), codes and numbers (``is_rare_token``), the property a yes/no question asks about
-(``attribute_terms``) and the places a sentence names (``named_places``)."""
+(``attribute_terms``), the places a sentence names (``named_places``) and the question's words a
+sentence states as a compound's parts (``compound_terms``)."""
 
 from __future__ import annotations
 
