@@ -160,8 +160,15 @@ def main() -> int:
         "weak band is answered only over this floor (comma-separated); --floors applies to the "
         "others.",
     )
+    parser.add_argument(
+        "--compounds",
+        type=int,
+        default=int(answering.COMPOUNDS),
+        help="1: a question word counts as stated by its compound's parts (terms.compound_terms).",
+    )
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
+    answering.COMPOUNDS = bool(args.compounds)
     extractive.COVER_WEIGHT = args.cover_weight
     extractive.PAIR_ANAPHOR = bool(args.pair_anaphor)
     extractive.SPECIFIC_WEIGHT = args.specific_weight

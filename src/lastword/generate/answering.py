@@ -40,7 +40,7 @@ from lastword.generate.question_kinds import (
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.generate.terms import STOP as _STOP
-from lastword.generate.terms import attribute_terms, named_places
+from lastword.generate.terms import attribute_terms, compound_terms, named_places
 from lastword.generate.terms import is_rare_token as _is_rare_token
 from lastword.generate.terms import stem as _stem
 from lastword.generate.terms import terms as _terms
@@ -106,6 +106,13 @@ class QuestionProfile:
             several=bool(SECOND_ASK.search(question)),
             superlative=superlative_of(question),
             attribute=attribute_terms(question),
+        )
+
+    @cached_property
+    def content_words(self) -> frozenset[str]:
+        """The question's content words in lower case, whole (``terms`` holds their stems)."""
+        return frozenset(
+            w.lower() for w in _words(self.question) if len(w) >= 2 and w.lower() not in _STOP
         )
 
     @property
@@ -264,6 +271,9 @@ ANSWER_MODEL: dict[str, float] = {
 #: a sentence naming a place answers a "where" question as a name answers "which" (the
 #: ``asked_name`` feature): one DEV question (a09) asks "where", too few to fit a feature of its own
 PLACE_AS_NAME = True
+#: a question's word counts as stated by its compound's parts, and its two words by their
+#: compound ("seropositive" by "positive serologically"; ``terms.compound_terms``)
+COMPOUNDS = True
 #: novel content words beyond this many add nothing more
 NOVEL_CAP = 12
 
@@ -355,10 +365,13 @@ class Coverage:
         if abbreviations is None:
             abbreviations = find_abbreviations((c.text for c in candidates), profile.question)
         matched = []
+        plain = profile.content_words if COMPOUNDS else frozenset()
         for c in candidates:
             own = c.terms & profile.terms
             if abbreviations.pairs:
                 own |= abbreviations.expand(c.text, _stem) & profile.terms
+            if plain and len(own) < len(profile.terms):
+                own |= compound_terms(plain, c.text) & profile.terms
             matched.append(own)
         frequency: dict[str, int] = {}
         for own in matched:

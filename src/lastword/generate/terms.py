@@ -1,6 +1,7 @@
 """A question's and a sentence's words as the answer scorer reads them: content stems
 (``terms``), codes and numbers (``is_rare_token``), the property a yes/no question asks about
-(``attribute_terms``) and the places a sentence names (``named_places``)."""
+(``attribute_terms``), the places a sentence names (``named_places``) and the question's words a
+sentence states as a compound's parts (``compound_terms``)."""
 
 from __future__ import annotations
 
@@ -45,10 +46,19 @@ _SPELLED_OUT = {
 }
 
 
+#: verbs made of stop words that stand for one content word: "took part" is "participated"
+#: (its stem also meets "participants"). A closed class, like ``_SPELLED_OUT``
+_PHRASAL = re.compile(r"\b(?:take|takes|took|taken|taking)\s+part\b", re.I)
+PHRASAL = True
+
+
 def terms(text: str) -> set[str]:
     """Content stems; a compound led by a number also stands for its rest ("280-day-old" for
-    "day-old", "12-week" for "week"); "var." also stands for "variety" (``_SPELLED_OUT``)."""
+    "day-old", "12-week" for "week"); "var." also stands for "variety" (``_SPELLED_OUT``);
+    "took part" for "participated" (``_PHRASAL``)."""
     out = set()
+    if PHRASAL and _PHRASAL.search(text):
+        out.add(stem("participate"))
     for w in words(text):
         if w.lower() in STOP or len(w) < 2:
             continue
@@ -121,4 +131,56 @@ def named_places(text: str, question_terms: frozenset[str] | set[str]) -> set[st
         stems = {stem(w) for w in name.split()}
         if not stems & question_terms:
             found |= stems
+    return found
+
+
+#: the shortest part of a compound that counts: "sero" of "seropositive", "water" of
+#: "waterlogging" (shorter parts, "pre" / "non", match too many words)
+COMPOUND_PART = 4
+
+
+def _bare(word: str) -> str:
+    return word.lower().replace("-", "")
+
+
+def compound_terms(question_words: frozenset[str], text: str) -> set[str]:
+    """The stems of the question's words that ``text`` states as parts of a compound, where the
+    sentence's own stems miss them. A question word written whole is matched by its two parts
+    in the sentence: "seropositive" by "positive" with a word opening "sero" ("positive
+    serologically"); "non-toxic" by "nontoxic". A question's two words written as one compound
+    in the sentence are matched by it: "water logging" by "waterlogging". Every part is attested
+    where it is matched: the tail as a word of the sentence, the head as the opening of another
+    of its words (or both as the question's own words). ``question_words`` are the question's
+    content words in lower case."""
+    sentence = [w for w in words(text) if len(w) >= 2]
+    if not sentence or not question_words:
+        return set()
+    bare = {_bare(w) for w in sentence}
+    tails = {stem(w) for w in sentence if len(w) >= COMPOUND_PART}
+    found: set[str] = set()
+    for q in question_words:
+        joined = _bare(q)
+        if joined != q and joined in bare:
+            found.add(stem(q))  # "non-toxic" written "nontoxic"
+            continue
+        if len(joined) < 2 * COMPOUND_PART:
+            continue
+        for cut in range(COMPOUND_PART, len(joined) - COMPOUND_PART + 1):
+            head, tail = joined[:cut], joined[cut:]
+            if tail in STOP or stem(tail) not in tails:
+                continue
+            if any(w != joined and w.startswith(head) and not w.startswith(joined) for w in bare):
+                found.add(stem(q))
+                break
+    # the question's two neighbouring words written as one in the sentence
+    plain = sorted(question_words)
+    for word in bare:
+        if len(word) < 2 * COMPOUND_PART:
+            continue
+        for a in plain:
+            if len(a) >= COMPOUND_PART and word.startswith(a) and word != a:
+                rest = word[len(a) :]
+                for b in plain:
+                    if b != a and len(b) >= COMPOUND_PART and stem(rest) == stem(b):
+                        found |= {stem(a), stem(b)}
     return found
