@@ -276,31 +276,30 @@ def mark_title(first_page: Sequence[Line], height: float, size: float) -> list[L
 
 
 _SIDEBAR_SIZE = 0.9  # a side column's text is smaller than this share of the body size
-_SIDEBAR_INDENT = 0.2  # ... and the main text starts (ends) this share of the page width in
+_SIDEBAR_INDENT = 0.2  # ... and the main text starts this share of the page width in
 _SIDEBAR_LINES = 4
 
 
 def sidebar(lines: Sequence[Line], width: float, size: float) -> list[Line]:
     """The first page's side column (Frontiers, PLOS: editor, reviewers, correspondence, dates,
-    citation, funding), set in small type in a strip beside the main text, which is indented
+    citation, funding), set in small type in a strip left of the main text, which is indented
     to leave room for it. Its lines, right-aligned or ragged, share no baseline with the main
     text but their word gaps read as table cells; they are front matter, not a table.
 
     The main text is the body-sized lines of five words or more; it must start at least
-    ``_SIDEBAR_INDENT`` of the page width from the left (or end as far from the right), and
-    the side column is every smaller line entirely in that margin: four or more of them."""
+    ``_SIDEBAR_INDENT`` of the page width from the left, and the side column is every smaller
+    line entirely in that margin: four or more of them. Only a left column is looked for: a
+    main text that ends early on the right is as often a narrow table or a ragged short page,
+    whose small cells on the right are no side column."""
     main = [x for x in lines if not x.rotated and x.size >= _SIDEBAR_SIZE * size and x.words >= 5]
     if not main or size <= 0:
         return []
-    left, right = min(x.x0 for x in main), max(x.x1 for x in main)
-    slack = 0.5 * size
-    for inside in (
-        lambda x: left >= _SIDEBAR_INDENT * width and x.x1 <= left - slack,
-        lambda x: right <= (1 - _SIDEBAR_INDENT) * width and x.x0 >= right + slack,
-    ):
-        side = [x for x in lines if not x.rotated and not x.furniture and inside(x)]
-        if len(side) >= _SIDEBAR_LINES and all(x.size < _SIDEBAR_SIZE * size for x in side):
-            return side
+    left = min(x.x0 for x in main)
+    if left < _SIDEBAR_INDENT * width:
+        return []
+    side = [x for x in lines if not x.rotated and not x.furniture and x.x1 <= left - 0.5 * size]
+    if len(side) >= _SIDEBAR_LINES and all(x.size < _SIDEBAR_SIZE * size for x in side):
+        return side
     return []
 
 
