@@ -125,3 +125,57 @@ def test_a_paper_whose_printed_pages_are_the_pdf_pages_gets_no_labels(tmp_path: 
     path = make_paper_pdf(tmp_path / "paper.pdf")  # footers print 1, 2, 3
     document = next(read_pdf(path, path.read_bytes()))
     assert "page_labels" not in document.metadata
+
+
+def make_two_ruled_tables_pdf(path: Path) -> Path:
+    """Table 2 and Table 3 one above the other, each with a top rule, a rule under its header
+    and a bottom rule, all six rules of one width (one frame by their geometry); Table 3's
+    caption sits between Table 2's bottom rule and Table 3's top rule."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    pdf.set_line_width(0.3)
+    y = 20.0
+    for caption, header, rows in (
+        (
+            "Table 2. Primers used in this study.",
+            ("Primer", "Product", "Reference"),
+            [("CAP64", "400 bp", "[10]"), ("LAC1", "760 bp", "[11]"), ("URA5", "880 bp", "[12]")],
+        ),
+        (
+            "Table 3. Recovery of the fungus from tree parts.",
+            ("Part", "Samples", "Isolates"),
+            [("Leaves", "138", "1"), ("Flowers", "88", "7"), ("Woody trunks", "85", "1")],
+        ),
+    ):
+        pdf.set_font("Helvetica", size=9)
+        pdf.text(20, y, caption)
+        y += 3
+        pdf.line(18, y, 190, y)
+        for x, cell in zip((20, 80, 140), header, strict=True):
+            pdf.text(x, y + 5, cell)
+        y += 8
+        pdf.line(18, y, 190, y)
+        for row in rows:
+            y += 5
+            for x, cell in zip((20, 80, 140), row, strict=True):
+                pdf.text(x, y, cell)
+        y += 3
+        pdf.line(18, y, 190, y)
+        y += 10
+    pdf.output(str(path))
+    return path
+
+
+def test_two_ruled_tables_of_one_width_are_two_tables(tmp_path: Path):
+    path = make_two_ruled_tables_pdf(tmp_path / "two.pdf")
+    document = next(read_pdf(path, path.read_bytes()))
+    tables = [p.text for p in split_passages(document.pages) if p.kind == "table"]
+    assert len(tables) == 2, tables
+    first, second = (t.split("\n") for t in tables)
+    assert first[0].startswith("Table 2.") and first[1] == "Primer | Product | Reference"
+    assert first[2:] == ["CAP64 | 400 bp | [10]", "LAC1 | 760 bp | [11]", "URA5 | 880 bp | [12]"]
+    assert second[0].startswith("Table 3.") and second[1] == "Part | Samples | Isolates"
+    assert second[2:] == ["Leaves | 138 | 1", "Flowers | 88 | 7", "Woody trunks | 85 | 1"]

@@ -59,6 +59,12 @@ _INTRO = re.compile(
     r"^((\d\.?|[IVX]+\.)\s*)?(introduction|background|methods|materials and methods|results)\b",
     re.IGNORECASE,
 )
+#: a line that is nothing but a section's name is its heading, whatever its size or weight
+_SECTION_NAME = re.compile(
+    r"((\d\.?|[IVX]+\.)\s*)?(introduction|background|methods|materials and methods|results|"
+    r"discussion|results and discussion|conclusions?)\s*[.:]?",
+    re.IGNORECASE,
+)
 _HYPHENS = ("-", "\ufffe", "\u00ad", "\u2010")
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -68,7 +74,7 @@ class Region:
     kind: str
     page: int | None
     lines: list[Line] = field(default_factory=list)
-    role: str = "text"  # text | heading | caption | table | title | figure
+    role: str = "text"  # text | heading | caption | table | title | figure | sidebar
     text: str = ""
 
 
@@ -163,7 +169,7 @@ def line_role(line: Line, size: float, rotated_page: bool, bold_body: bool = Fal
         return "caption"
     if line.cells >= 2 and (line.words <= 12 or line.cells >= 4):
         return "table"
-    if is_reference_heading(text):
+    if is_reference_heading(text) or _SECTION_NAME.fullmatch(text.strip()):
         return "heading"
     if line.words > HEADING_WORDS or not any(c.isalpha() for c in text):
         return "text"
@@ -269,6 +275,34 @@ def mark_title(first_page: Sequence[Line], height: float, size: float) -> list[L
     return run
 
 
+_SIDEBAR_SIZE = 0.9  # a side column's text is smaller than this share of the body size
+_SIDEBAR_INDENT = 0.2  # ... and the main text starts this share of the page width in
+_SIDEBAR_LINES = 4
+
+
+def sidebar(lines: Sequence[Line], width: float, size: float) -> list[Line]:
+    """The first page's side column (Frontiers, PLOS: editor, reviewers, correspondence, dates,
+    citation, funding), set in small type in a strip left of the main text, which is indented
+    to leave room for it. Its lines, right-aligned or ragged, share no baseline with the main
+    text but their word gaps read as table cells; they are front matter, not a table.
+
+    The main text is the body-sized lines of five words or more; it must start at least
+    ``_SIDEBAR_INDENT`` of the page width from the left, and the side column is every smaller
+    line entirely in that margin: four or more of them. Only a left column is looked for: a
+    main text that ends early on the right is as often a narrow table or a ragged short page,
+    whose small cells on the right are no side column."""
+    main = [x for x in lines if not x.rotated and x.size >= _SIDEBAR_SIZE * size and x.words >= 5]
+    if not main or size <= 0:
+        return []
+    left = min(x.x0 for x in main)
+    if left < _SIDEBAR_INDENT * width:
+        return []
+    side = [x for x in lines if not x.rotated and not x.furniture and x.x1 <= left - 0.5 * size]
+    if len(side) >= _SIDEBAR_LINES and all(x.size < _SIDEBAR_SIZE * size for x in side):
+        return side
+    return []
+
+
 class Classifier:
     """Walks a document's blocks in reading order and gives each its kind."""
 
@@ -279,7 +313,7 @@ class Classifier:
     def kind(self, block: Region) -> str:
         text = block.text
         first_page = block.page in (None, 1)
-        if block.role == "title":
+        if block.role in ("title", "sidebar"):
             return "front"
         if block.role == "figure":  # text inside a figure: labels, ticks (``ingest.figures``)
             if self.state == "abstract":

@@ -408,9 +408,13 @@ def _ruled_tables(
 def _without_prose(frame: Ruled, lines: Sequence[Line]) -> list[Ruled]:
     """The frame cut at every band between two rules that holds prose: six lines or more, half
     of them or more one cell at least 40% of the frame wide (a column of text between two
-    tables, or between a table and a footnote's rule; a table's wrapped cell is narrower).
+    tables, or between a table and a footnote's rule; a table's wrapped cell is narrower), or
+    that holds a table's caption below two or more bands of rows ("Table 3 ..." between the
+    bottom rule of Table 2 and the top rule of Table 3, drawn as wide: two tables, not one; a
+    caption set inside a table's own top rules is no cut).
     The pieces keep two rules or more."""
     pieces: list[list[float]] = [[frame.rules[0]]]
+    rows_above = 0  # bands of the current piece that hold a row line
     for high, low in zip(frame.rules, frame.rules[1:], strict=False):
         band = [
             x
@@ -418,10 +422,14 @@ def _without_prose(frame: Ruled, lines: Sequence[Line]) -> list[Ruled]:
             if low < (x.top + x.bottom) / 2 < high and x.x0 >= frame.x0 - 2 and x.x1 <= frame.x1 + 2
         ]
         wide = [x for x in band if x.cells == 1 and x.x1 - x.x0 >= 0.4 * (frame.x1 - frame.x0)]
-        if len(wide) >= 6 and len(wide) >= 0.5 * len(band):
+        # a caption under a table already read (a header and rows above): another table starts
+        caption = rows_above >= 2 and any(is_table_caption(x.text) for x in band)
+        if caption or (len(wide) >= 6 and len(wide) >= 0.5 * len(band)):
             pieces.append([low])
+            rows_above = 0
         else:
             pieces[-1].append(low)
+            rows_above += any(x.cells >= 2 for x in band)
     return [Ruled(frame.x0, frame.x1, tuple(p)) for p in pieces if len(p) >= 2]
 
 

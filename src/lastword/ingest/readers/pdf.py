@@ -40,6 +40,7 @@ from lastword.ingest.structure import (
     line_role,
     mark_title,
     reference_entries,
+    sidebar,
 )
 from lastword.ingest.tables import (
     Table,
@@ -161,9 +162,14 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
         )
         rotated_page = rotated_share >= 0.5
         lines = [x for x in reading_order(page) if not x.furniture]
+        side = sidebar(lines, page.width, size) if page.number == 1 else []
+        if side:  # one front region, kept out of tables and figures
+            in_side = {id(x) for x in side}
+            lines = [x for x in lines if id(x) not in in_side]
         unmark_prose(lines, page.width)
         roles = {id(x): line_role(x, size, rotated_page, bold_body) for x in lines}
         order = {id(x): i for i, x in enumerate(lines)}
+        order.update({id(x): len(order) + i for i, x in enumerate(side)})
         captions = {  # a caption's lines, its wrapped lines too, are never figure text
             id(x)
             for block in group_blocks(lines, size, rotated_page, bold_body)
@@ -183,6 +189,8 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
             [x for x in lines if id(x) not in in_table], size, rotated_page, bold_body
         )
         regions = _with_figures(regions, figures, page.number, order)
+        if side:
+            regions.append(Region(kind="front", page=page.number, lines=side, role="sidebar"))
         placed = _place_tables(regions, tables, order, join)
         typed: list[tuple[str, str]] = []
         for region in placed:
