@@ -61,6 +61,7 @@ from lastword.generate.answering import (
     Candidate,
     Coverage,
     QuestionProfile,
+    asked_numbers,
     reports_method,
     score_candidates,
     specifics,
@@ -89,6 +90,11 @@ RELEVANCE_WEIGHT = 0.7
 #: lets 1 through (u08, 0.149), within the 1/27 target. (0.15 was the same rule's middle for
 #: the previous ``ANSWER_MODEL``.)
 RELEVANCE_FLOOR = 0.12
+#: the kinds of number whose unit says what they are (``quantities.NUMBER_KINDS``): when one
+#: is asked, the opening sentence must state a number of that kind, not just any number
+#: ("What was the mean age ...?" is not answered by "fifteen participants (men, n = 12)")
+TYPED = frozenset({"time", "length", "percent"})
+TYPED_KINDS = True
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
@@ -272,6 +278,9 @@ class ExtractiveGenerator:
         if profile.wants_number:
             # The asked specific is a quantity: a sentence without one does not state it.
             eligible = [i for i in eligible if states_new_number(scored[i], profile)]
+            if TYPED_KINDS and profile.number_kinds & TYPED:
+                # An age, a length or a percentage asked: a count beside it does not state it.
+                eligible = [i for i in eligible if asked_numbers(scored[i], profile)]
         things = named_things(request.question) if NAMED_THINGS else ()
         if things:
             # About another member of the kind of a thing the question names: not an answer.

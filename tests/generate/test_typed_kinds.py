@@ -1,0 +1,58 @@
+"""An age, a length or a percentage asked is stated by a number of that kind, not by a count.
+
+"What was the mean age of the patients in the heart failure focus groups?" (papers u17, a
+question the paper cannot answer) was answered with "Focus groups were conducted with fifteen
+participants (men, n = 12) ...": a sentence that states a number, but a count, not an age.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lastword.generate import extractive
+from lastword.generate.extractive import ExtractiveGenerator
+from lastword.generate.prompt import UNANSWERABLE
+from lastword.generate.protocol import GenerationRequest
+from lastword.result import RetrievedPassage
+
+QUESTION = "What was the mean age of the patients in the heart failure focus groups?"
+COUNT = (
+    "Focus groups were conducted with fifteen patients (men, n = 12) attending one of two heart "
+    "failure rehabilitation programmes."
+)
+AGE = "The mean age of the patients in the focus groups was 71 years."
+METHODS = "Each focus group lasted about an hour and was recorded and transcribed verbatim."
+
+
+@pytest.fixture(scope="module")
+def generator(minilm) -> ExtractiveGenerator:
+    return ExtractiveGenerator(minilm)
+
+
+def ask(generator: ExtractiveGenerator, question: str, *texts: str) -> str:
+    passages = tuple(
+        RetrievedPassage(
+            n=n, passage_id=n, doc_id="hf", title="Heart failure", page=n, score=0.7, text=text
+        )
+        for n, text in enumerate(texts, start=1)
+    )
+    return generator.generate(GenerationRequest(question, passages, "corpus")).text
+
+
+def test_a_count_does_not_state_an_age(generator):
+    assert ask(generator, QUESTION, COUNT, METHODS) == UNANSWERABLE
+
+
+def test_an_age_is_quoted_when_a_sentence_states_one(generator):
+    answer = ask(generator, QUESTION, COUNT, AGE, METHODS)
+    assert "71 years" in answer
+
+
+def test_without_the_rule_the_count_is_quoted(generator, monkeypatch):
+    monkeypatch.setattr(extractive, "TYPED_KINDS", False)
+    assert "fifteen patients" in ask(generator, QUESTION, COUNT, METHODS)
+
+
+def test_how_many_is_still_answered_by_a_count(generator):
+    answer = ask(generator, "How many patients took part in the heart failure focus groups?", COUNT)
+    assert "fifteen patients" in answer
