@@ -12,11 +12,16 @@ For one corpus at a time (``pubmedqa``, ``scifact``, ``papers``):
    dev), at the automatic one, and at the best one picked on the labelled dev half for the same
    2% target (the oracle a lab with labels would have); then at the automatic one with the
    gate's second way through below weak (``[gate] specific_floor`` / ``specific_reach``,
-   ``gate/bands.py``), as the pipeline decides.
+   ``gate/bands.py``), as the pipeline decides;
+4. with ``--end-to-end``: every labelled question asked through the whole pipeline at the
+   automatic thresholds (gate, the weak band's evidence check, the default extractive generator,
+   the verifier): unanswerable ones answered (false accepts) and answerable ones answered, per
+   half. This is what a user of the index sees; the gate alone is an upper bound on it.
 
 Numbers from a busy, shared 2-core machine: the times are upper bounds.
 
     .venv/bin/python bench/auto_calibration.py CORPUS --index DIR [--per-half N] [--rows FILE]
+        [--end-to-end]
 """
 
 from __future__ import annotations
@@ -101,6 +106,12 @@ def main() -> int:
     parser.add_argument("--rows", type=Path, help="Keep (or reuse) every score here (JSON).")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mode", choices=("dense", "hybrid", "lexical"), default="dense")
+    parser.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="Also ask every labelled question through the whole pipeline at the automatic "
+        "thresholds and count what it answers.",
+    )
     args = parser.parse_args()
     print("numbers from a busy, shared 2-core machine (times are upper bounds)")
     settings = Settings(
@@ -204,7 +215,54 @@ def main() -> int:
             f"{len(neg):<3} {sum(neg) / len(neg):6.1%}  kept {sum(pos) / len(pos):6.1%}  "
             f"(floor {floor}, reach {rule.reach}: down to {rule.low(auto.weak):.4f})"
         )
+    if args.end_to_end:
+        end_to_end(args, settings, embedder, auto_row)
     return 0
+
+
+def end_to_end(args: argparse.Namespace, settings: Settings, embedder, auto_row: dict) -> None:
+    """Every labelled question through ``Pipeline.ask`` at the automatic thresholds."""
+    if args.corpus == "pubmedqa":
+        items = pubmedqa_items(args.per_half, args.seed)
+    elif args.corpus == "scifact":
+        with LocalStore.open(args.index) as store:
+            items = scifact_items(store, args.per_half)
+    else:
+        items = papers_items()
+    with LocalStore.open(args.index) as store:
+        name = store.embedder.name
+    shipped = settings.thresholds_for(name)
+    automatic = shipped.model_copy(update={"weak": auto_row["weak"], "strong": auto_row["strong"]})
+    chosen = settings.model_copy(
+        update={"gate": settings.gate.model_copy(update={"thresholds": {name: automatic}})}
+    )
+    counts: dict[tuple[str, bool], list[int]] = {}
+    deciders: dict[tuple[str, bool], dict[str, int]] = {}
+    started = time.perf_counter()
+    with Pipeline(chosen, LocalStore.open(args.index), embedder) as pipeline:
+        assert pipeline.thresholds.weak == automatic.weak, pipeline.thresholds_source
+        for question, excluded, answerable, half in items:
+            result = pipeline.ask(question, exclude_doc_ids=excluded)
+            answered = result.status == "answered"
+            tally = counts.setdefault((half, answerable), [0, 0])
+            tally[0] += answered
+            tally[1] += 1
+            if not answered:
+                who = result.decided_by or result.status
+                seen = deciders.setdefault((half, answerable), {})
+                seen[str(who)] = seen.get(str(who), 0) + 1
+    print(
+        f"end to end at the automatic thresholds (weak {automatic.weak:.4f}, strong "
+        f"{automatic.strong:.4f}; {len(items)} asks in {time.perf_counter() - started:.0f}s):"
+    )
+    for half in ("dev", "test"):
+        fa, neg = counts.get((half, False), [0, 0])
+        kept, pos = counts.get((half, True), [0, 0])
+        print(
+            f"  {half}: false accepts {fa}/{neg} ({fa / max(neg, 1):.1%}); answerable answered "
+            f"{kept}/{pos} ({kept / max(pos, 1):.1%}); refused by: unanswerable "
+            f"{deciders.get((half, False), {})}, answerable {deciders.get((half, True), {})}"
+        )
 
 
 if __name__ == "__main__":
