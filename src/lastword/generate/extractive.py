@@ -101,6 +101,10 @@ FOLLOW_FLOOR = 0.05
 COVER_WEIGHT = 1.0
 #: bonus of a follower that states a new number (or name) of the kind the question asks for
 SPECIFIC_WEIGHT = 0.2
+#: a question that asks several things: a follower's new number or name counts only when the
+#: sentence also states a term of the question the answer does not cover yet (another figure
+#: about what is already answered, "men, n = 12", is not the missing part)
+UNCOVERED_SPECIFIC = True
 #: followers are looked for among this many best-scored sentences
 FOLLOW_POOL = 12
 #: a follower this close (cosine) to a chosen sentence says the same thing again
@@ -323,7 +327,11 @@ class ExtractiveGenerator:
 
         def brings_specific(i: int) -> bool:
             """A new number (or name) of the kind asked, in a sentence on the question's terms."""
-            return bool(kinds[i] - stated) and bool(coverage.matched[i])
+            if not (kinds[i] - stated and coverage.matched[i]):
+                return False
+            return not (UNCOVERED_SPECIFIC and profile.several) or bool(
+                coverage.matched[i] - covered
+            )
 
         def adds(i: int) -> bool:
             """A new number (or name) of the kind asked, in a sentence on the question's terms;
