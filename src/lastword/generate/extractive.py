@@ -95,6 +95,11 @@ RELEVANCE_FLOOR = 0.12
 #: ("What was the mean age ...?" is not answered by "fifteen participants (men, n = 12)")
 TYPED = frozenset({"time", "length", "percent"})
 TYPED_KINDS = True
+#: the weak band's evidence check: a question asking a specific whose every word some sentence
+#: of the passages states needs only ``RELEVANCE_FLOOR``, not ``[gate] evidence_floor``. Every
+#: unanswerable question of the papers set in the weak band leaves a word unstated (the thing it
+#: asks about: "cortisol", "fluconazole", "net economic return"; ``admits_weak``)
+ALL_STATED = True
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
@@ -250,6 +255,29 @@ class ExtractiveGenerator:
         compares, exposed for measuring it (``bench/answer_scorer.py --relevance``)."""
         ranked = self._rank(request)
         return 0.0 if ranked is None else ranked.best
+
+    def unstated(self, request: GenerationRequest) -> frozenset[str]:
+        """The question's terms (stems) that no candidate sentence of the passages states, itself
+        or through a short form or a compound (``answering.Coverage``): what the passages never
+        speak of ("cortisol" for "What plasma cortisol levels ...?" over a paper on oxytocin)."""
+        profile = QuestionProfile.of(request.question)
+        candidates = candidates_of(request)
+        if not candidates:
+            return profile.terms
+        stated = set().union(*Coverage.of(profile, candidates).matched)
+        return frozenset(profile.terms - stated)
+
+    def admits_weak(self, request: GenerationRequest, floor: float) -> tuple[bool, float]:
+        """The weak band's evidence check (``Pipeline._evidence_check``): a question that asks a
+        specific goes on when one sentence states it with relevance >= ``floor``, or, when every
+        word of the question is stated somewhere in the passages (``ALL_STATED``), with the
+        generator's own ``RELEVANCE_FLOOR``. Returns the decision and the best relevance."""
+        best = self.best(request)
+        if best >= floor:
+            return True, best
+        if ALL_STATED and best >= RELEVANCE_FLOOR and not self.unstated(request):
+            return True, best
+        return False, best
 
     def _rank(self, request: GenerationRequest) -> _Ranked | None:
         candidates = candidates_of(request)
