@@ -107,8 +107,8 @@ COVER_WEIGHT = 1.0
 #: bonus of a follower that states a new number (or name) of the kind the question asks for
 SPECIFIC_WEIGHT = 0.2
 #: a question that asks several things: a follower's new number or name counts only when the
-#: sentence also states a term of the question the answer does not cover yet (another figure
-#: about what is already answered, "men, n = 12", is not the missing part)
+#: sentence also states a term of the question the opening sentence does not (another figure
+#: about what the opening already answers, "men, n = 12", is not the missing part)
 UNCOVERED_SPECIFIC = True
 #: followers are looked for among this many best-scored sentences
 FOLLOW_POOL = 12
@@ -343,6 +343,7 @@ class ExtractiveGenerator:
         chosen = members(first)
         relevance = relevance[:count]
         covered = set().union(*(coverage.matched[i] for i in chosen))
+        opening = frozenset(covered)
         stated = set().union(*(specifics(candidates[i], profile) for i in chosen))
         pool = [
             i
@@ -358,7 +359,7 @@ class ExtractiveGenerator:
             if not (kinds[i] - stated and coverage.matched[i]):
                 return False
             return not (UNCOVERED_SPECIFIC and profile.several) or bool(
-                coverage.matched[i] - covered
+                coverage.matched[i] - opening
             )
 
         def adds(i: int) -> bool:
