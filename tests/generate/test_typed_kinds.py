@@ -92,3 +92,26 @@ def test_how_long_was_the_product_is_answered_by_the_fragment_not_the_ladder(
     )
     assert text.startswith("A 261 bp fragment")
     assert ("ladder" in text) is not rule
+
+
+TWO_PLANTS = (
+    "Two herbal plants, Ocimum sanctum and Acacia arabica, were taken up to study their "
+    "non-toxic antiviral activity in chicken eggs."
+)
+DOSE = "The non-toxic concentration of the extracts in chicken eggs was 135 mg per egg."
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_a_concentration_asked_is_not_stated_by_a_spelled_count(
+    generator, monkeypatch, rule: bool
+) -> None:
+    """ "What was the maximum non-toxic concentration ...?" (papers a07, DEV) opened with "two
+    herbal plants": a concentration, a dose, an MIC is written in figures. Control: without the
+    rule the count opens the answer."""
+    monkeypatch.setattr(extractive, "TYPED", extractive.TYPED if rule else frozenset())
+    question = (
+        "What was the maximum non-toxic concentration of the Ocimum sanctum and Acacia arabica "
+        "extracts in chicken eggs?"
+    )
+    text = ask(generator, question, TWO_PLANTS, DOSE)
+    assert text.startswith("The non-toxic concentration") is rule

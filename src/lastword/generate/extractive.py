@@ -93,7 +93,7 @@ RELEVANCE_FLOOR = 0.12
 #: the kinds of number whose unit says what they are (``quantities.NUMBER_KINDS``): when one
 #: is asked, the opening sentence must state a number of that kind, not just any number
 #: ("What was the mean age ...?" is not answered by "fifteen participants (men, n = 12)")
-TYPED = frozenset({"time", "length", "percent"})
+TYPED = frozenset({"time", "length", "percent", "measure"})
 TYPED_KINDS = True
 #: the weak band's evidence check: a question asking a specific whose every word some sentence
 #: of the passages states needs only ``RELEVANCE_FLOOR``, not ``[gate] evidence_floor``. Every

@@ -34,6 +34,15 @@ NUMBER_KINDS = (
         ),
     ),
     (
+        # a measured amount: written in figures, never a spelled count ("two herbal plants")
+        "measure",
+        re.compile(
+            r"\bwhat\s+(?:[\w\-]+\s+){0,4}?(concentrations?|doses?|mics?|mfcs?|titres?|titers?|"
+            r"ic50|ec50|ld50|noael|km|ki)\b",
+            re.I,
+        ),
+    ),
+    (
         "percent",
         re.compile(r"\bwhat\s+(?:[\w\-]+\s+){0,3}?(percentages?|proportion|share)\b", re.I),
     ),
@@ -127,6 +136,7 @@ def numbers_of_kinds(text: str, number_kinds: frozenset[str]) -> set[str]:
         unit = q.unit or ""
         if (
             not kinds
+            or "measure" in kinds
             or ("count" in kinds and not unit)
             or ("time" in kinds and unit in TIME_UNITS)
             or ("percent" in kinds and unit == "%")
