@@ -50,7 +50,7 @@ import numpy as np
 
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate.fit import fit_logistic
-from lastword.generate import answering, extractive
+from lastword.generate import answering, extractive, neighbours
 from lastword.generate.answering import FEATURES, QuestionProfile, candidate_features
 from lastword.generate.extractive import RELEVANCE_FLOOR, ExtractiveGenerator, candidates_of
 from lastword.generate.protocol import GenerationRequest
@@ -153,7 +153,7 @@ def main() -> int:
     parser.add_argument(
         "--pair-anaphor",
         type=int,
-        default=int(extractive.PAIR_ANAPHOR),
+        default=int(neighbours.PAIR_ANAPHOR),
         help="1: no pair whose later (subject) sentence refers back to the specific one.",
     )
     parser.add_argument(
@@ -173,7 +173,7 @@ def main() -> int:
     args = parser.parse_args()
     answering.COMPOUNDS = bool(args.compounds)
     extractive.COVER_WEIGHT = args.cover_weight
-    extractive.PAIR_ANAPHOR = bool(args.pair_anaphor)
+    neighbours.PAIR_ANAPHOR = bool(args.pair_anaphor)
     extractive.SPECIFIC_WEIGHT = args.specific_weight
     extractive.MAX_REDUNDANCY = args.max_redundancy
     floors = [float(f) for f in args.floors.split(",")]
