@@ -180,12 +180,12 @@ class Pipeline:
         questions better than the passage-level score (AUC 0.940 / 0.923 on the DEV / TEST
         halves, docs/ingest.md)."""
         floor = self.settings.gate.evidence_floor
-        admitted, best = self._evidence.admits_weak(
+        admitted, best, used = self._evidence.admits_weak(
             GenerationRequest(question, passages, "corpus"), floor
         )
         if admitted:
             return Band.BORDERLINE, signals.model_copy(
-                update={"evidence": best, "evidence_floor": floor}
+                update={"evidence": best, "evidence_floor": used}
             )
         return Band.WEAK, signals.model_copy(update={"evidence": best})
 

@@ -263,17 +263,18 @@ class ExtractiveGenerator:
         stated = set().union(*Coverage.of(profile, candidates).matched)
         return frozenset(profile.terms - stated)
 
-    def admits_weak(self, request: GenerationRequest, floor: float) -> tuple[bool, float]:
+    def admits_weak(self, request: GenerationRequest, floor: float) -> tuple[bool, float, float]:
         """The weak band's evidence check (``Pipeline._evidence_check``): a question that asks a
         specific goes on when one sentence states it with relevance >= ``floor``, or, when every
         word of the question is stated somewhere in the passages (``ALL_STATED``), with the
-        generator's own ``RELEVANCE_FLOOR``. Returns the decision and the best relevance."""
+        generator's own ``RELEVANCE_FLOOR``. Returns the decision, the best relevance and the
+        floor it was compared with."""
         best = self.best(request)
         if best >= floor:
-            return True, best
+            return True, best, floor
         if ALL_STATED and best >= RELEVANCE_FLOOR and not self.unstated(request):
-            return True, best
-        return False, best
+            return True, best, RELEVANCE_FLOOR
+        return False, best, floor
 
     def _rank(self, request: GenerationRequest) -> _Ranked | None:
         candidates = candidates_of(request)
