@@ -60,10 +60,13 @@ def answer(q, result, embedder, settings, floor: float, band_floor: float) -> st
     if not result.passages:
         return None
     request = GenerationRequest(q["question"], result.passages, "corpus")
+    generator = ExtractiveGenerator(embedder, 3, relevance_floor=floor)
     if in_weak_band(result):
-        generator = ExtractiveGenerator(embedder, 3, band_floor, specific_only=True)
-    else:
-        generator = ExtractiveGenerator(embedder, 3, relevance_floor=floor)
+        # the pipeline's evidence check (step 4b): a specific asked, over the band's floor, or
+        # over the generator's own floor when the passages state every word of the question
+        check = ExtractiveGenerator(embedder, 3, band_floor, specific_only=True)
+        if not check.admits_weak(request, band_floor)[0]:
+            return None
     draft = generator.generate(request)
     checked = verify_draft(
         draft.text, result.passages, embedder, settings.verify, question=q["question"]

@@ -19,9 +19,12 @@ unanswerable questions are all negative). Then:
    ``--follow-floor``, ``--cover-weight``, ``--specific-weight`` and ``--max-redundancy`` try
    the generator's follower settings (``generate/extractive.py``).
    ``--weak-band-floors 0.45,0.8`` adds rows for a band-aware floor: no question is refused by
-   the gate, and one in its weak band is answered only when the generator's relevance reaches
-   the floor (``[gate] evidence_floor``, ``settings.EVIDENCE_FLOOR``; PubMedQA's side:
-   ``bench/weak_band_floor.py``).
+   the gate, and one in its weak band is answered only when the pipeline's evidence check lets
+   it through at that floor (``ExtractiveGenerator.admits_weak``: a specific asked, and the
+   generator's relevance reaches the floor, or ``RELEVANCE_FLOOR`` when the passages state
+   every word of the question; ``[gate] evidence_floor``, ``settings.EVIDENCE_FLOOR``;
+   PubMedQA's side: ``bench/weak_band_floor.py``). The ``gate`` rows use the band cached at
+   the first run, i.e. the evidence check of the code that filled the cache.
 4. ``--relevance``: each question's best-sentence relevance without a gate
    (``ExtractiveGenerator.best``, what the floor compares), answerable vs unanswerable per half
    (AUC, medians) and what floors on it keep and let through.
@@ -47,7 +50,7 @@ import numpy as np
 
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate.fit import fit_logistic
-from lastword.generate import answering, extractive
+from lastword.generate import answering, extractive, neighbours
 from lastword.generate.answering import FEATURES, QuestionProfile, candidate_features
 from lastword.generate.extractive import RELEVANCE_FLOOR, ExtractiveGenerator, candidates_of
 from lastword.generate.protocol import GenerationRequest
@@ -150,7 +153,7 @@ def main() -> int:
     parser.add_argument(
         "--pair-anaphor",
         type=int,
-        default=int(extractive.PAIR_ANAPHOR),
+        default=int(neighbours.PAIR_ANAPHOR),
         help="1: no pair whose later (subject) sentence refers back to the specific one.",
     )
     parser.add_argument(
@@ -170,7 +173,7 @@ def main() -> int:
     args = parser.parse_args()
     answering.COMPOUNDS = bool(args.compounds)
     extractive.COVER_WEIGHT = args.cover_weight
-    extractive.PAIR_ANAPHOR = bool(args.pair_anaphor)
+    neighbours.PAIR_ANAPHOR = bool(args.pair_anaphor)
     extractive.SPECIFIC_WEIGHT = args.specific_weight
     extractive.MAX_REDUNDANCY = args.max_redundancy
     floors = [float(f) for f in args.floors.split(",")]
@@ -272,8 +275,11 @@ def main() -> int:
                         refused = gate and result.band is Band.WEAK
                     if result.passages and not refused:
                         request = GenerationRequest(q["question"], result.passages, "corpus")
-                        use = strict if band_floor is not None and weak_band else generator
-                        draft = use.generate(request)
+                        # the pipeline's evidence check (step 4b) before the generator
+                        if band_floor is not None and weak_band:
+                            refused = not strict.admits_weak(request, band_floor)[0]
+                    if result.passages and not refused:
+                        draft = generator.generate(request)
                         checked = verify_draft(
                             draft.text,
                             result.passages,

@@ -173,15 +173,19 @@ class Pipeline:
     ) -> tuple[Band, GateSignals]:
         """4b. The weak band's second look, still before any generator: a question that asks a
         specific (a number, a name, a place) goes on when one sentence of the passages the
-        generator will read states one with relevance >= ``[gate] evidence_floor``. The
-        extractive scorer decides (local arithmetic over the passages, no model); on real papers
-        it separates answerable from unanswerable questions better than the passage-level
-        score (AUC 0.940 / 0.923 on the DEV / TEST halves, docs/ingest.md)."""
+        generator will read states one with relevance >= ``[gate] evidence_floor``, or with the
+        generator's own floor when the passages state every word of the question
+        (``ExtractiveGenerator.admits_weak``). The extractive scorer decides (local arithmetic
+        over the passages, no model); on real papers it separates answerable from unanswerable
+        questions better than the passage-level score (AUC 0.940 / 0.923 on the DEV / TEST
+        halves, docs/ingest.md)."""
         floor = self.settings.gate.evidence_floor
-        best = self._evidence.best(GenerationRequest(question, passages, "corpus"))
-        if best >= floor:
+        admitted, best, used = self._evidence.admits_weak(
+            GenerationRequest(question, passages, "corpus"), floor
+        )
+        if admitted:
             return Band.BORDERLINE, signals.model_copy(
-                update={"evidence": best, "evidence_floor": floor}
+                update={"evidence": best, "evidence_floor": used}
             )
         return Band.WEAK, signals.model_copy(update={"evidence": best})
 

@@ -9,6 +9,7 @@ import pytest
 
 from lastword.gate.bands import SpecificRule
 from lastword.gate.specific import specific
+from lastword.generate import extractive
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.pipeline import Pipeline
 from lastword.result import Band, Mechanism, Status
@@ -177,7 +178,9 @@ def test_the_cli_band_line_says_when_the_rule_let_a_question_through():
     assert "below weak, let through" in line and "0.72" in line and "floor 0.60" in line
 
 
-def test_below_weak_the_evidence_check_lets_a_stated_specific_through(demo_index: Path, minilm):
+def test_below_weak_the_evidence_check_lets_a_stated_specific_through(
+    demo_index: Path, minilm, monkeypatch
+):
     """The weak band's second look: a question asking a number goes on when a sentence of its
     passages states one (the extractive scorer, before any generator); a yes/no question, or a
     floor above the sentence's relevance, is refused without a generator call."""
@@ -197,8 +200,33 @@ def test_below_weak_the_evidence_check_lets_a_stated_specific_through(demo_index
 
     above = Recording()
     floor = min(1.0, through.gate.evidence + 1e-3)
+    # (the second path, every question word stated, is tested on its own below)
+    monkeypatch.setattr(extractive, "ALL_STATED", False)
     with Pipeline(settings_with(0.0, 0.0, floor), LocalStore.open(demo_index), minilm, above) as p:
         refused = p.ask(asks)
     assert refused.band is Band.WEAK and refused.status is Status.REFUSED
     assert refused.gate.evidence == through.gate.evidence and above.requests == []
     assert GateSettings().evidence_floor == EVIDENCE_FLOOR
+
+
+def test_below_weak_a_question_whose_words_are_all_stated_needs_only_the_generators_floor(
+    demo_index: Path, minilm
+):
+    """The evidence check's second path: over the evidence floor no sentence, but every word of
+    the question is in the passages, so the generator's own floor decides; the same question
+    about a thing the passages never name ("cortisol") is refused before any generator."""
+    asks = "How many adults were enrolled in the vitamin D trial?"
+    settings = settings_with(0.0, 0.0, EVIDENCE_FLOOR)
+    with Pipeline(settings, LocalStore.open(demo_index), minilm) as p:
+        evidence = p.ask(asks).gate.evidence
+    seen = Recording()
+    floor = min(1.0, evidence + 1e-3)
+    with Pipeline(settings_with(0.0, 0.0, floor), LocalStore.open(demo_index), minilm, seen) as p:
+        stated = p.ask(asks)
+        unstated = p.ask("How many adults with low cortisol were enrolled in the vitamin D trial?")
+    assert evidence >= extractive.RELEVANCE_FLOOR
+    assert stated.band is Band.BORDERLINE and stated.gate.evidence < floor
+    # the floor shown is the one the question met: the generator's own
+    assert stated.gate.evidence_floor == extractive.RELEVANCE_FLOOR <= stated.gate.evidence
+    assert unstated.band is Band.WEAK and unstated.status is Status.REFUSED
+    assert [r.question for r in seen.requests] == [asks]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from lastword.generate import extractive
 from lastword.generate.abbreviations import (
     Abbreviations,
     find_abbreviations,
@@ -204,3 +205,30 @@ def test_a_question_asks_a_specific_or_not(question: str, specific: bool) -> Non
     """The answer model was fitted on questions asking a number, a name or a place; a yes/no or
     why question asks none (the weak-band floor lets only the former through)."""
     assert QuestionProfile.of(question).asks_specific is specific
+
+
+#: the first sentence again, with a number about what it already says ("men, n = 12")
+RESTATED = (
+    "The fifteen heart failure patients of the rehabilitation focus groups were mostly men "
+    "(n = 12). The groups met once."
+)
+BREAKDOWN = (
+    "Seven patients came from the rural hospital and eight from the urban hospital. "
+    "Both groups met in the afternoon."
+)
+
+
+@pytest.mark.parametrize("uncovered", [True, False])
+def test_a_new_number_about_what_is_answered_is_not_the_missing_part(
+    generator, monkeypatch, uncovered: bool
+) -> None:
+    """Two-part question: a follower's new number counts only in a sentence that states a part
+    of the question the answer does not cover yet ("hospitals"), not in one that restates the
+    answered part with another figure ("n = 12"). Control: without the rule the restatement
+    is quoted too."""
+    monkeypatch.setattr(extractive, "UNCOVERED_SPECIFIC", uncovered)
+    passages = (passage(1, METHODS), passage(2, RESTATED), passage(3, BREAKDOWN))
+    text = generator.generate(GenerationRequest(QUESTION, passages, "corpus")).text
+    assert "fifteen patients attending" in text
+    assert "Seven patients came from the rural hospital" in text
+    assert ("n = 12" in text) is not uncovered

@@ -130,3 +130,27 @@ def test_the_sentence_that_says_took_part_follows_with_the_split(generator, monk
     assert "seven from the rural hospital and eight from the urban hospital" in draft.text
     monkeypatch.setattr(terms, "PHRASAL", False)
     assert "seven from the rural hospital" not in generator.generate(request).text
+
+
+@pytest.mark.parametrize(
+    ("word", "stemmed"),
+    [("MICs", "mic"), ("SNPs", "snp"), ("ESTs", "est"), ("MIC", "mic"), ("pups", "pups")],
+)
+def test_the_plural_of_a_short_form_is_the_short_form(word: str, stemmed: str) -> None:
+    assert terms.stem(word) == stemmed
+
+
+def test_what_mics_is_stated_by_the_mic(monkeypatch) -> None:
+    """ "what MICs did the extracts give?" is stated by "(MIC value of 5 μL/mL ...)": the
+    question's rarest word; without the rule the sentence does not state it."""
+    profile_words = QuestionProfile.of("What MICs did the ethanolic and aqueous extracts give?")
+    sentence = Candidate(
+        n=1,
+        text="Candida albicans was susceptible to both extracts (MIC value of 5 μL/mL).",
+        passage_score=0.6,
+    )
+    assert "mic" in Coverage.of(profile_words, [sentence]).matched[0]
+    monkeypatch.setattr(terms, "PLURALS", False)
+    profile_words = QuestionProfile.of("What MICs did the ethanolic and aqueous extracts give?")
+    sentence = Candidate(n=1, text=sentence.text, passage_score=0.6)
+    assert not {"mic", "mics"} & Coverage.of(profile_words, [sentence]).matched[0]

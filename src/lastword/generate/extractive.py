@@ -44,6 +44,11 @@ follower needs only ``FOLLOW_FLOOR`` (it cannot make an answer by itself), and o
 the same as a chosen sentence (cosine over ``MAX_REDUNDANCY``) is passed over. The floors were
 chosen on the odd-numbered questions of the real-papers set (``bench/answer_scorer.py`` prints
 both halves). Neighbouring sentences are written in the passage's order.
+For a question that asks several things, a follower's new number counts only in a sentence
+that also states a question term the opening does not (``UNCOVERED_SPECIFIC``: "men, n = 12"
+restates the answered part). An age, a length, a percentage or a measured amount asked
+(``TYPED``) must be stated by a number of that kind ("100 bp ... DNA ladder" is a size standard,
+"two herbal plants" no concentration). ``admits_weak`` is the gate's weak-band evidence check.
 Sentences are written verbatim (table rows under their header), each followed by the ``[N]`` of
 its passage; the source's own bracketed reference numbers are neutralised first so they can
 never pass for ours.
@@ -62,12 +67,12 @@ from lastword.generate.answering import (
     Coverage,
     QuestionProfile,
     asked_numbers,
-    reports_method,
     score_candidates,
     specifics,
     states_new_number,
 )
 from lastword.generate.named import Named, named_things, substituted
+from lastword.generate.neighbours import Pair, neighbour_pairs
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.injection import is_instruction
@@ -93,14 +98,23 @@ RELEVANCE_FLOOR = 0.12
 #: the kinds of number whose unit says what they are (``quantities.NUMBER_KINDS``): when one
 #: is asked, the opening sentence must state a number of that kind, not just any number
 #: ("What was the mean age ...?" is not answered by "fifteen participants (men, n = 12)")
-TYPED = frozenset({"time", "length", "percent"})
+TYPED = frozenset({"time", "length", "percent", "measure"})
 TYPED_KINDS = True
+#: the weak band's evidence check: a question asking a specific whose every word some sentence
+#: of the passages states needs only ``RELEVANCE_FLOOR``, not ``[gate] evidence_floor``. Every
+#: unanswerable question of the papers set in the weak band leaves a word unstated (the thing it
+#: asks about: "cortisol", "fluconazole", "net economic return"; ``admits_weak``)
+ALL_STATED = True
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
 COVER_WEIGHT = 1.0
 #: bonus of a follower that states a new number (or name) of the kind the question asks for
 SPECIFIC_WEIGHT = 0.2
+#: a question that asks several things: a follower's new number or name counts only when the
+#: sentence also states a term of the question the opening sentence does not (another figure
+#: about what the opening already answers, "men, n = 12", is not the missing part)
+UNCOVERED_SPECIFIC = True
 #: followers are looked for among this many best-scored sentences
 FOLLOW_POOL = 12
 #: a follower this close (cosine) to a chosen sentence says the same thing again
@@ -110,17 +124,8 @@ MAX_REDUNDANCY = 0.9
 #: Chosen on DEV among 0.15 / 0.2 / 0.3 / never (no gate, hybrid: 17 / 17 / 17 / 16 DEV correct;
 #: of the tied, the one that keeps "The authors conclude ... in older adults" out of the demo)
 TERMS_GAIN = 0.3
-#: score neighbouring sentences as one (subject + asked specific: ``neighbour_pairs``)
+#: score neighbouring sentences as one (subject + asked specific: ``neighbours.py``)
 PAIRS = True
-#: the share of the question's terms (IDF-weighted) a subject neighbour must add. Chosen on
-#: DEV among 0 / 0.02 / 0.05 / 0.1 / 0.2 (no gate: 10 / 10 / 10 / 9 / 8 DEV correct, the same
-#: false accepts)
-PAIR_MIN_SUBJECT = 0.05
-#: a subject neighbour that follows the specific one and opens by referring back to it
-#: ("These results were in agreement with ...") comments on it: no pair
-PAIR_ANAPHOR = True
-#: a question that asks two things may take a pair whose halves each state a number
-PAIR_SEVERAL = True
 #: an answer to a yes/no question must state the property it asks about (``names_attribute``)
 ASKED_ATTRIBUTE = True
 #: a sentence that names another member of the kind of a thing the question names, in its
@@ -247,6 +252,30 @@ class ExtractiveGenerator:
         ranked = self._rank(request)
         return 0.0 if ranked is None else ranked.best
 
+    def unstated(self, request: GenerationRequest) -> frozenset[str]:
+        """The question's terms (stems) that no candidate sentence of the passages states, itself
+        or through a short form or a compound (``answering.Coverage``): what the passages never
+        speak of ("cortisol" for "What plasma cortisol levels ...?" over a paper on oxytocin)."""
+        profile = QuestionProfile.of(request.question)
+        candidates = candidates_of(request)
+        if not candidates:
+            return profile.terms
+        stated = set().union(*Coverage.of(profile, candidates).matched)
+        return frozenset(profile.terms - stated)
+
+    def admits_weak(self, request: GenerationRequest, floor: float) -> tuple[bool, float, float]:
+        """The weak band's evidence check (``Pipeline._evidence_check``): a question that asks a
+        specific goes on when one sentence states it with relevance >= ``floor``, or, when every
+        word of the question is stated somewhere in the passages (``ALL_STATED``), with the
+        generator's own ``RELEVANCE_FLOOR``. Returns the decision, the best relevance and the
+        floor it was compared with."""
+        best = self.best(request)
+        if best >= floor:
+            return True, best, floor
+        if ALL_STATED and best >= RELEVANCE_FLOOR and not self.unstated(request):
+            return True, best, RELEVANCE_FLOOR
+        return False, best, floor
+
     def _rank(self, request: GenerationRequest) -> _Ranked | None:
         candidates = candidates_of(request)
         if not candidates:
@@ -311,6 +340,7 @@ class ExtractiveGenerator:
         chosen = members(first)
         relevance = relevance[:count]
         covered = set().union(*(coverage.matched[i] for i in chosen))
+        opening = frozenset(covered)
         stated = set().union(*(specifics(candidates[i], profile) for i in chosen))
         pool = [
             i
@@ -323,7 +353,11 @@ class ExtractiveGenerator:
 
         def brings_specific(i: int) -> bool:
             """A new number (or name) of the kind asked, in a sentence on the question's terms."""
-            return bool(kinds[i] - stated) and bool(coverage.matched[i])
+            if not (kinds[i] - stated and coverage.matched[i]):
+                return False
+            return not (UNCOVERED_SPECIFIC and profile.several) or bool(
+                coverage.matched[i] - opening
+            )
 
         def adds(i: int) -> bool:
             """A new number (or name) of the kind asked, in a sentence on the question's terms;
@@ -408,81 +442,7 @@ def names_attribute(profile: QuestionProfile, coverage: Coverage, chosen: list[i
     return any(profile.attribute & coverage.matched[i] for i in chosen)
 
 
-_REFERS_BACK = re.compile(
-    r"^\s*(these|this|those|such|they|it|both|the\s+(latter|former|same))\b", re.I
-)
-
-
-def refers_back(candidate: Candidate) -> bool:
-    """The sentence opens by pointing at what came before ("These results ...", "They ...")."""
-    return bool(_REFERS_BACK.match(candidate.text))
-
-
 def _same_run(candidates: list[Candidate], i: int, j: int) -> bool:
     """Two chosen sentences of one passage at most two apart read best in the passage's order."""
     a, b = candidates[i], candidates[j]
     return a.n == b.n and abs(a.position - b.position) <= 2
-
-
-@dataclass(frozen=True)
-class Pair:
-    """Two neighbouring sentences scored as one: one states the question's subject (terms the
-    other lacks), the other the specific asked (a number or name of the asked kind)."""
-
-    members: tuple[int, int]  # in reading order
-    joined: Candidate
-    matched: set[str]
-
-
-def neighbour_pairs(
-    profile: QuestionProfile,
-    candidates: list[Candidate],
-    coverage: Coverage,
-    relevance: np.ndarray | None = None,
-    floor: float = 0.0,
-) -> list[Pair]:
-    """Neighbouring sentences of one passage where the asked specific sits in one and the terms
-    that say what it is about ("At Morrison in 2010/11 ...") in the other. Only when a specific
-    is asked, and only when each adds to the other: the subject sentence states a question term
-    the specific one does not, and the specific one states a number or name of the asked kind
-    that the subject one does not."""
-    if not (profile.wants_number or profile.wants_name):
-        return []
-    by_place = {(c.n, c.position): i for i, c in enumerate(candidates)}
-    asked = [specifics(c, profile) for c in candidates]
-    out: list[Pair] = []
-    seen: set[tuple[int, int]] = set()
-    for i, c in enumerate(candidates):
-        # the half that states the specific must be on the question by itself
-        if not asked[i] or c.kind == "table" or (relevance is not None and relevance[i] < floor):
-            continue
-        for step in (-1, 1):
-            j = by_place.get((c.n, c.position + step))
-            if j is None or candidates[j].kind == "table":
-                continue
-            subject = coverage.matched[j] - coverage.matched[i]
-            if coverage.share(subject) < PAIR_MIN_SUBJECT or not (asked[i] - asked[j]):
-                continue
-            if (
-                profile.wants_number
-                and not (PAIR_SEVERAL and profile.several)
-                and states_new_number(candidates[j], profile)
-            ):
-                continue  # the subject sentence states numbers of its own: two facts, not one
-            if reports_method(candidates[j]) or reports_method(c):
-                continue  # what was done or aimed at is not the setting of a finding
-            if PAIR_ANAPHOR and step == 1 and refers_back(candidates[j]):
-                continue  # "These results were in agreement ...": a comment on it, not its setting
-            first, second = sorted((i, j), key=lambda k: candidates[k].position)
-            if (first, second) in seen:
-                continue
-            seen.add((first, second))
-            joined = Candidate(
-                n=c.n,
-                text=f"{candidates[first].text} {candidates[second].text}",
-                passage_score=c.passage_score,
-                kind=c.kind,
-                position=candidates[first].position,
-            )
-            out.append(Pair((first, second), joined, coverage.matched[i] | coverage.matched[j]))
-    return out

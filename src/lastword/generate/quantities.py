@@ -34,6 +34,15 @@ NUMBER_KINDS = (
         ),
     ),
     (
+        # a measured amount: written in figures, never a spelled count ("two herbal plants")
+        "measure",
+        re.compile(
+            r"\bwhat\s+(?:[\w\-]+\s+){0,4}?(concentrations?|doses?|mics?|mfcs?|titres?|titers?|"
+            r"ic50|ec50|ld50|noael|km|ki)\b",
+            re.I,
+        ),
+    ),
+    (
         "percent",
         re.compile(r"\bwhat\s+(?:[\w\-]+\s+){0,3}?(percentages?|proportion|share)\b", re.I),
     ),
@@ -51,6 +60,10 @@ LENGTH = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*-?\s*(?:bp|kbp|kb|Mb|nt|bases?|base\s+pairs?|aa|amino\s+acids|"
     r"residues|cm|mm|µm|μm|nm|m)\b"
 )
+#: a length that names a size standard run beside the samples, not a size measured: "100 bp
+#: molecular size DNA ladder", "1 kb marker"
+SIZE_STANDARD = re.compile(r"\s*(?:[\w\-+]+\s+){0,3}?(?:ladders?|markers?)\b", re.I)
+SIZE_STANDARDS = True
 TIME_UNITS = frozenset({"h", "min", "s", "d", "wk", "mo", "y"})
 CHANGE_WORDS = re.compile(
     r"\b(rose|fell|increas\w*|decreas\w*|reduc\w*|improv\w*|rais\w*|declin\w*|drop\w*|"
@@ -108,7 +121,12 @@ def numbers_of_kinds(text: str, number_kinds: frozenset[str]) -> set[str]:
             return set()
     out = set()
     if "length" in kinds:
-        out |= {m.group(1).replace(",", ".") for m in LENGTH.finditer(POINTER.sub(" ", text))}
+        plain = POINTER.sub(" ", text)
+        out |= {
+            m.group(1).replace(",", ".")
+            for m in LENGTH.finditer(plain)
+            if not (SIZE_STANDARDS and SIZE_STANDARD.match(plain, m.end()))
+        }
         kinds.discard("length")
         if not kinds:
             return out
@@ -118,6 +136,7 @@ def numbers_of_kinds(text: str, number_kinds: frozenset[str]) -> set[str]:
         unit = q.unit or ""
         if (
             not kinds
+            or "measure" in kinds
             or ("count" in kinds and not unit)
             or ("time" in kinds and unit in TIME_UNITS)
             or ("percent" in kinds and unit == "%")

@@ -25,7 +25,15 @@ STOP = frozenset(
 )
 
 
+#: the plural of a short form ("MICs", "SNPs", "ESTs") is stemmed as the short form: six letters
+#: keep "products" and "product" together but not "mics" and "mic"
+PLURALS = True
+_ACRONYM_PLURAL = re.compile(r"^[A-Z][A-Z0-9]+s$")
+
+
 def stem(word: str) -> str:
+    if PLURALS and _ACRONYM_PLURAL.match(word):
+        word = word[:-1]
     return word.lower()[:_STEM]
 
 
