@@ -10,7 +10,6 @@ schema-qualified table names (``_t``) and the embedder.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
-from lastword.store.hits import HitsFromIds
+from lastword.store.hits import HitsFromIds, stored_flags, stored_passage
 from lastword.store.lexical import lexical_tokens
 
 _PASSAGE_COLUMNS = (
@@ -169,22 +168,7 @@ class PostgresSearch(HitsFromIds):
             f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
             (list(passage_ids),),
         )
-        return {
-            row[0]: Passage.model_construct(
-                passage_id=row[0],
-                doc_id=row[1],
-                title=row[2],
-                page=row[3],
-                position=row[4],
-                char_start=row[5],
-                char_end=row[6],
-                text=row[7],
-                metadata=row[8],
-                kind=row[9],
-                flags=tuple(json.loads(row[10])),
-            )
-            for row in rows
-        }
+        return {row[0]: stored_passage(*row[:10], stored_flags(row[10])) for row in rows}
 
     def reading(self) -> contextlib.AbstractContextManager[None]:
         """One question's reads (``Store.reading``): every search asks the server anyway."""
