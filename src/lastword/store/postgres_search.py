@@ -39,10 +39,6 @@ _NO_SCORES = np.empty(0, dtype=np.float64)
 _VECTOR_HEADER = struct.Struct(">HH")  # pgvector's binary form: dimensions, unused, then floats
 
 
-def vector_text(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
-
-
 class QueryVector:
     """A query vector sent as a binary parameter (``register_vector_dumper``): 1,540 bytes at
     384 dimensions that the server reads as they are, where the text form is ~4 kB to format
