@@ -452,7 +452,8 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
         f"all (load average {busy} -> {load()})",
         flush=True,
     )
-    return label, p50, p99, float(np.mean(recalls)), own / len(queries), qps, busy
+    cpu50 = float(np.percentile(cpu, 50))
+    return label, p50, cpu50, p99, float(np.mean(recalls)), own / len(queries), qps, busy
 
 
 def main() -> int:
@@ -657,15 +658,16 @@ def main() -> int:
 
     print()
     print(
-        f"{'backend':13}{'rows':>11}{'p50 ms':>9}{'p99 ms':>9}{'recall@8':>10}"
+        f"{'backend':13}{'rows':>11}{'p50 ms':>9}{'cpu p50':>9}{'p99 ms':>9}{'recall@8':>10}"
         f"{'own top8':>10}{f'QPS x{args.clients}':>10}{'load':>6}"
     )
-    for size, label, p50, p99, recall, own, qps, busy in results:
+    for size, label, p50, cpu50, p99, recall, own, qps, busy in results:
         print(
-            f"{label:13}{size:>11,}{p50:>9.3f}{p99:>9.3f}{recall:>10.3f}{own:>10.1%}{qps:>10.0f}"
-            f"{busy:>6}"
+            f"{label:13}{size:>11,}{p50:>9.3f}{cpu50:>9.3f}{p99:>9.3f}{recall:>10.3f}"
+            f"{own:>10.1%}{qps:>10.0f}{busy:>6}"
         )
     print("latency: one client, Store.search(q, 8) including fetching the 8 passages' rows;")
+    print("cpu p50: the searching thread's own CPU time (waiting for a core does not count);")
     print("recall@8: overlap with exact search over the same rows; own top8: the question's own")
     print(f"PubMedQA abstract among the 8 hits; QPS: {args.clients} client threads, one process;")
     print("load: the 1-minute load average when the row was measured (2 cores shared).")
