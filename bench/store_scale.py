@@ -28,6 +28,7 @@ recall@8 >= 0.95. Numbers are from whatever machine runs it: say how busy it was
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -338,8 +339,15 @@ def prewarm(dsn: str, schema: str) -> None:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
         started = time.perf_counter()
         pages = 0
-        for relation in ("passages_embedding", "passages", "passages_pkey", "documents_pkey"):
-            pages += conn.execute("SELECT pg_prewarm(%s)", (f"{schema}.{relation}",)).fetchone()[0]
+        toast = conn.execute(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = %s::regclass",
+            (f"{schema}.passages",),
+        ).fetchone()[0]  # long rows' vectors and texts (the real passages') are kept there
+        relations = [f"{schema}.{name}" for name in ("passages_embedding", "passages")]
+        relations += [f"{schema}.{name}" for name in ("passages_pkey", "documents_pkey")]
+        relations += [toast, f"{toast}_index"]
+        for relation in relations:
+            pages += conn.execute("SELECT pg_prewarm(%s)", (relation,)).fetchone()[0]
         buffers = conn.execute("SELECT current_setting('shared_buffers')").fetchone()[0]
         held = conn.execute(
             "SELECT setting::bigint FROM pg_settings WHERE name = 'shared_buffers'"
@@ -356,6 +364,18 @@ def prewarm(dsn: str, schema: str) -> None:
             "the server in --cache/postgres) before timing.",
             flush=True,
         )
+
+
+@contextlib.contextmanager
+def pg_server(args):
+    """The DSN of --pg-dsn (left running), or of the bench's own server in --cache/postgres."""
+    if args.pg_dsn:
+        yield args.pg_dsn
+        return
+    from lastword.store.devserver import running_postgres
+
+    with running_postgres(args.cache / "postgres") as dsn:
+        yield dsn
 
 
 def exact_truth(real, size: int, queries: np.ndarray) -> list[set[int]]:
@@ -382,11 +402,28 @@ def exact_truth(real, size: int, queries: np.ndarray) -> list[set[int]]:
     return [{row for _, row in sorted(c, key=lambda t: -t[0])[:K]} for c in tops]
 
 
+def server_pid(store: Store) -> int | None:
+    """The PostgreSQL backend that answers this thread's searches, when it runs here."""
+    fetch = getattr(store, "_fetch", None)
+    if fetch is None:
+        return None
+    pid = int(fetch("SELECT pg_backend_pid()")[0][0])
+    return pid if Path(f"/proc/{pid}/stat").is_file() else None
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, label: str):
     before = rss_mb()
     store.search(queries[0], K)  # map the matrix / load the graph before timing
     opened = rss_mb() - before
     busy = load()
+    backend = server_pid(store)  # one client thread: one connection, one backend
+    server_before = process_cpu(backend) if backend else 0.0
     latencies, cpu, recalls, own = [], [], [], 0
     for q, vector in enumerate(queries):
         t, clock = time.perf_counter(), time.thread_time()
@@ -396,6 +433,11 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
         found = {row_of(h) for h in hits}
         recalls.append(len(found & truth_rows[q]) / K)
         own += any(h.passage.doc_id == pmids[q] for h in hits)
+    server = (
+        f", server CPU {(process_cpu(backend) - server_before) / len(queries) * 1000:.2f} ms/query"
+        if backend
+        else ""
+    )
     work = list(queries) * 2
     started = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
@@ -404,13 +446,14 @@ def measure(store: Store, pmids, queries, truth_rows, row_of, clients: int, labe
     p50, p99 = np.percentile(latencies, 50), np.percentile(latencies, 99)
     grown = rss_mb() - before
     print(
-        f"  {label}: p50 {p50:.3f} ms (its thread's CPU {np.percentile(cpu, 50):.3f} ms), "
+        f"  {label}: p50 {p50:.3f} ms (its thread's CPU {np.percentile(cpu, 50):.3f} ms{server}), "
         f"recall@8 {np.mean(recalls):.3f}, QPS {qps:.0f}; "
         f"bench process memory +{opened:,.0f} MB at the first search, +{grown:,.0f} MB after "
         f"all (load average {busy} -> {load()})",
         flush=True,
     )
-    return label, p50, p99, float(np.mean(recalls)), own / len(queries), qps, busy
+    cpu50 = float(np.percentile(cpu, 50))
+    return label, p50, cpu50, p99, float(np.mean(recalls)), own / len(queries), qps, busy
 
 
 def main() -> int:
@@ -469,6 +512,11 @@ def main() -> int:
     parser.add_argument(
         "--pg-candidates", type=int, help="[store] pg_candidates (re-scored, half precision)."
     )
+    parser.add_argument(
+        "--pg-dsn",
+        help="An already running PostgreSQL with pgvector to use (left running), instead of "
+        "the bench's own server in --cache/postgres.",
+    )
     parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
     parser.add_argument(
         "--ann-ef-construction", type=int, help="Local HNSW ef_construction at build."
@@ -524,9 +572,7 @@ def main() -> int:
         if {"local-exact", "local-ann"} - skip:
             build_local(args.cache, None, args.size, settings)
         if args.pg_size and "pgvector" not in skip:
-            from lastword.store.devserver import running_postgres
-
-            with running_postgres(args.cache / "postgres") as dsn:
+            with pg_server(args) as dsn:
                 build_postgres(dsn, None, args.pg_size, settings)
         return 0
     real, (pmids, questions) = pubmedqa(args.cache, args.data)
@@ -578,10 +624,9 @@ def main() -> int:
                 )
 
     if args.pg_size and "pgvector" not in skip:
-        from lastword.store.devserver import running_postgres
         from lastword.store.postgres import PostgresStore
 
-        with running_postgres(args.cache / "postgres") as dsn:
+        with pg_server(args) as dsn:
             pg_settings = build_postgres(dsn, real, args.pg_size, settings)
             truth = exact_truth(real, args.pg_size, questions)
             if args.pg_index == "ivfflat":
@@ -613,15 +658,16 @@ def main() -> int:
 
     print()
     print(
-        f"{'backend':13}{'rows':>11}{'p50 ms':>9}{'p99 ms':>9}{'recall@8':>10}"
+        f"{'backend':13}{'rows':>11}{'p50 ms':>9}{'cpu p50':>9}{'p99 ms':>9}{'recall@8':>10}"
         f"{'own top8':>10}{f'QPS x{args.clients}':>10}{'load':>6}"
     )
-    for size, label, p50, p99, recall, own, qps, busy in results:
+    for size, label, p50, cpu50, p99, recall, own, qps, busy in results:
         print(
-            f"{label:13}{size:>11,}{p50:>9.3f}{p99:>9.3f}{recall:>10.3f}{own:>10.1%}{qps:>10.0f}"
-            f"{busy:>6}"
+            f"{label:13}{size:>11,}{p50:>9.3f}{cpu50:>9.3f}{p99:>9.3f}{recall:>10.3f}"
+            f"{own:>10.1%}{qps:>10.0f}{busy:>6}"
         )
     print("latency: one client, Store.search(q, 8) including fetching the 8 passages' rows;")
+    print("cpu p50: the searching thread's own CPU time (waiting for a core does not count);")
     print("recall@8: overlap with exact search over the same rows; own top8: the question's own")
     print(f"PubMedQA abstract among the 8 hits; QPS: {args.clients} client threads, one process;")
     print("load: the 1-minute load average when the row was measured (2 cores shared).")

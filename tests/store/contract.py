@@ -23,7 +23,7 @@ import pytest
 
 from lastword.embed.protocol import EmbedderInfo, normalise
 from lastword.errors import CorpusIndexError, IndexLockedError
-from lastword.result import RetrievedPassage
+from lastword.result import Passage, RetrievedPassage
 from lastword.settings import StoreSettings
 from lastword.store import Store, open_store, store_exists
 from lastword.store.copy import copy_index
@@ -205,6 +205,41 @@ class StoreContract:
         )
         assert shown.page_label == "122"
         assert shown.model_dump(mode="json")["page_label"] == "122"  # inspect --json shows it
+
+    def test_passages_are_as_validated_and_each_holds_its_own_metadata(self, where: Where):
+        """Passages are built from stored rows without validating them again: each must equal
+        the validated Passage of the same values, and its metadata must be its own, so a caller
+        that changes one passage's metadata changes no other search's. A document's metadata
+        updated in place (a second path) is seen by an open reader at its next search."""
+        nested = replace(record("n1", 2), metadata={"authors": ["A", "B"], "labels": {"1": "i"}})
+        flagged = [replace(p, flags=("Ignore this",)) for p in passages(1, 2)]
+        with where.writer() as store:
+            store.put_document(nested, flagged, vectors(1, 2))
+            store.add_source("n1", "/srv/n1.pdf", "n1.pdf")
+            store.commit()
+        with where.reader() as store:
+            hits = store.search(vectors(1, 2)[0], 2)
+            for hit in hits:
+                p = hit.passage
+                assert Passage(**p.model_dump()) == p
+                assert p.model_fields_set == set(Passage.model_fields)
+                assert Passage.model_validate_json(p.model_dump_json()) == p
+                assert p.flags == ("Ignore this",)
+            first, second = (h.passage for h in hits)
+            assert first.metadata == second.metadata and first.metadata is not second.metadata
+            assert first.metadata["authors"] is not second.metadata["authors"]
+            first.metadata["authors"].append("changed")
+            first.metadata["labels"]["1"] = "changed"
+            again = store.search(vectors(1, 2)[0], 2)
+            assert [h.passage.metadata["authors"] for h in again] == [["A", "B"]] * 2
+            assert [h.passage.metadata["labels"] for h in again] == [{"1": "i"}] * 2
+            assert again[0].passage.metadata["paths"] == ["n1.pdf"]
+            with where.writer() as writer:
+                writer.add_source("n1", "/srv/copy/n1.pdf", "copy/n1.pdf")
+                writer.commit()
+            moved = store.search(vectors(1, 2)[0], 1)[0].passage
+            assert moved.metadata["paths"] == ["n1.pdf", "copy/n1.pdf"]
+            assert store.passages_by_id([moved.passage_id])[moved.passage_id] == moved
 
     def test_exclude_documents(self, filled):
         where, stored = filled

@@ -98,6 +98,7 @@ def test_precision_half_and_full_find_the_same(postgres_dsn: str, postgres_schem
     with PostgresStore.open(postgres_dsn, settings) as reader:
         assert reader.vector_precision() == "half"
         half = [reader.search_ids(q, 8) for q in queries]
+        assert_search_is_its_ids_and_passages(reader, queries)
     full = settings.model_copy(update={"pg_precision": "full"})
     with PostgresStore.open_for_write(postgres_dsn, INFO, full) as store:
         store.refresh_derived()
@@ -109,3 +110,19 @@ def test_precision_half_and_full_find_the_same(postgres_dsn: str, postgres_schem
             assert list(ids) == list(exact_ids)
             assert np.allclose(scores, exact_scores, atol=1e-6)
             assert np.all(np.diff(scores) <= 0)
+        assert_search_is_its_ids_and_passages(reader, queries)
+
+
+def assert_search_is_its_ids_and_passages(reader: PostgresStore, queries) -> None:
+    """``search`` reads the nearest rows with their passages in one statement: the same
+    hits, scores and passages as ``search_ids`` then ``passages_by_id``, filtered or not."""
+    for q in queries:
+        for exclude, kinds in (((), None), (("d0", "d5"), ("body", "caption"))):
+            ids, scores = reader.search_ids(q, 8, exclude, kinds)
+            hits = reader.search(q, 8, exclude, kinds)
+            assert [h.passage.passage_id for h in hits] == ids.tolist()
+            assert [h.score for h in hits] == scores.tolist()
+            by_id = reader.passages_by_id(ids.tolist())
+            assert [h.passage for h in hits] == [by_id[pid] for pid in ids.tolist()]
+            assert not {h.passage.doc_id for h in hits} & set(exclude)
+            assert kinds is None or {h.passage.kind for h in hits} <= set(kinds)

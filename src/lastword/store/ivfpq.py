@@ -28,6 +28,7 @@ faiss is optional (``pip install 'lastword[faiss]'``): only ``[store] ann = "ivf
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -213,8 +214,14 @@ def search(
     ``keep(rows)`` filters (exclusions, kinds); when fewer than k survive, None tells the
     caller to search exactly instead.
     """
-    faiss = _faiss()
     wanted = min(max(candidates, k), index.ntotal)
-    params = faiss.SearchParametersIVF(nprobe=min(probes, index.nlist))
+    params = _search_parameters(min(probes, index.nlist))
     _, labels = index.search(query.reshape(1, -1).astype(np.float32), wanted, params=params)
     return ann.rescore(labels[0][labels[0] >= 0], matrix, ids, query, k, keep)
+
+
+@functools.lru_cache(maxsize=16)
+def _search_parameters(probes: int):
+    """faiss's search parameters for ``probes`` cells, made once (read-only during a search,
+    so threads share them): making them per search cost ~0.05 ms of a ~1 ms search."""
+    return _faiss().SearchParametersIVF(nprobe=probes)

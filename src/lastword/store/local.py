@@ -108,7 +108,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._int8: tuple[np.ndarray, int8.Int8Pass] | None = None  # (its matrix, the pass)
         #: how the int8 pass ended: "proved" (its top k answered) or "whole" (the product did)
         self.int8_counts = {"proved": 0, "whole": 0}
-        self._titles: tuple[int, dict[str, str]] | None = None
+        self._titles: tuple[int, dict[str, tuple[str, dict]]] | None = None
         self._docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None = None
         self._rows: tuple[int, dict[int, tuple] | None] | None = None  # _held_rows
         self._kind_codes: tuple[np.ndarray, dict[str, int], dict] | None = None

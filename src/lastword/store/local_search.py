@@ -28,7 +28,8 @@ from lastword.errors import CorpusIndexError
 from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store import int8, lexical
-from lastword.store.hits import HitsFromIds
+from lastword.store.hits import HitsFromIds, json_copy, stored_flags, stored_passage
+from lastword.store.protocol import Hit
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
 # matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
@@ -55,7 +56,7 @@ class LocalSearch(HitsFromIds):
     settings: StoreSettings
     _int8: tuple[np.ndarray, int8.Int8Pass] | None
     int8_counts: dict[str, int]
-    _titles: tuple[int, dict[str, tuple[str, str]]] | None  # generation, doc -> title, metadata
+    _titles: tuple[int, dict[str, tuple[str, dict]]] | None  # generation, doc -> title, metadata
     _docs: tuple[int, tuple[np.ndarray, np.ndarray, list[str]]] | None  # _doc_table's
     _rows: tuple[int, dict[int, tuple] | None] | None  # generation, _held_rows's
     _reading: threading.local  # the generation pinned by ``reading``, per thread
@@ -93,6 +94,30 @@ class LocalSearch(HitsFromIds):
             yield
         finally:
             self._reading.generation = self._reading.rows = None
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by cosine to a unit-norm query vector, best first: the ids and the
+        passages of one generation, read once (``reading``)."""
+        with self.reading():
+            return super().search(query, k, exclude_doc_ids, kinds)
+
+    def search_lexical(
+        self,
+        text: str,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by the lexical index (higher is better), best first, of one
+        generation (``reading``)."""
+        with self.reading():
+            return super().search_lexical(text, k, exclude_doc_ids, kinds)
 
     # ----------------------------------------------------------------- dense
     def search_ids(
@@ -215,12 +240,22 @@ class LocalSearch(HitsFromIds):
         return self._docs[1]
 
     # ----------------------------------------------------------------- what candidates need
-    def _held_titles(self, generation: int) -> dict[str, tuple[str, str]]:
-        """Each document's title and metadata, read once per generation."""
+    def _held_titles(self, generation: int) -> dict[str, tuple[str, dict]]:
+        """Each document's title and metadata (decoded), read once per generation."""
         if self._titles is None or self._titles[0] != generation:
             rows = self._conn.execute("SELECT doc_id, title, metadata FROM documents")
-            self._titles = (generation, {doc: (title, meta) for doc, title, meta in rows})
+            self._titles = (
+                generation,
+                {doc: (title, json.loads(meta)) for doc, title, meta in rows},
+            )
         return self._titles[1]
+
+    def _tuples(self, sql: str, params: Sequence[object]) -> list[tuple]:
+        """The rows of one query as plain tuples (the connection's ``sqlite3.Row`` factory
+        costs a conversion per row)."""
+        cursor = self._conn.cursor()
+        cursor.row_factory = None
+        return cursor.execute(sql, params).fetchall()
 
     def _held_rows(self, generation: int) -> dict[int, tuple] | None:
         """Every passage row of the committed generation (id, doc_id, text, ``_ROW``), read
@@ -263,13 +298,13 @@ class LocalSearch(HitsFromIds):
         marks = ",".join("?" * len(passage_ids))
         # Without the join (a third faster): the titles of this generation are held. Inside
         # ``reading`` the whole rows are kept, so the passages returned need no second query.
-        rows = self._conn.execute(
+        rows = self._tuples(
             f"SELECT id, doc_id, text, {_ROW} FROM passages WHERE id IN ({marks})", wanted
-        ).fetchall()
+        )
         if not self._conn.in_transaction and all(row[1] in titles for row in rows):
             kept = getattr(self._reading, "rows", None)
             if kept is not None:
-                kept.update((row[0], tuple(row)) for row in rows)
+                kept.update((row[0], row) for row in rows)
             return {row[0]: f"{titles[row[1]][0]}\n{row[2]}" for row in rows}
         rows = self._conn.execute(  # inside a writer's open batch: the titles as they are now
             "SELECT p.id, d.title, p.text FROM passages p JOIN documents d USING (doc_id) "
@@ -291,12 +326,23 @@ class LocalSearch(HitsFromIds):
             if all(pid in kept and kept[pid][1] in titles for pid in passage_ids):
                 return {pid: _kept_passage(kept[pid], titles) for pid in passage_ids}
         marks = ",".join("?" * len(passage_ids))
-        rows = self._conn.execute(
+        if not self._conn.in_transaction:
+            # Committed rows: one query without the join, the titles and metadata of the
+            # generation held (decoded once). A document committed after the generation was
+            # read (not among them) falls through to the join.
+            titles = self._held_titles(self._generation())
+            rows = self._tuples(
+                f"SELECT id, doc_id, text, {_ROW} FROM passages WHERE id IN ({marks})",
+                list(passage_ids),
+            )
+            if all(row[1] in titles for row in rows):
+                return {row[0]: _kept_passage(row, titles) for row in rows}
+        rows = self._tuples(  # inside a writer's open batch: the documents as they are now
             f"SELECT p.id, p.doc_id, d.title, p.text, d.metadata, {_ROW_P} FROM passages p "
             f"JOIN documents d USING (doc_id) WHERE p.id IN ({marks})",
             list(passage_ids),
-        ).fetchall()
-        return {row[0]: _passage(*tuple(row)[:5], tuple(row)[5:]) for row in rows}
+        )
+        return {row[0]: _passage(*row[:4], json.loads(row[4]), row[5:]) for row in rows}
 
     def passage_docs(self, passage_ids: Sequence[int]) -> dict[int, str]:
         """The document id of each of these passages."""
@@ -327,26 +373,26 @@ _ROW = "page, position, char_start, char_end, kind, flags"
 _ROW_P = "p.page, p.position, p.char_start, p.char_end, p.kind, p.flags"
 
 
-def _kept_passage(row: tuple, titles: dict[str, tuple[str, str]]) -> Passage:
-    """A held row (id, doc_id, text, ``_ROW``) as a Passage, its title from ``titles``."""
+def _kept_passage(row: tuple, titles: dict[str, tuple[str, dict]]) -> Passage:
+    """A held row (id, doc_id, text, ``_ROW``) as a Passage, its title and metadata (a copy of
+    the document's, decoded once per generation) from ``titles``."""
     title, metadata = titles[row[1]]
-    return _passage(row[0], row[1], title, row[2], metadata, row[3:])
+    return _passage(row[0], row[1], title, row[2], json_copy(metadata), row[3:])
 
 
-def _passage(pid: int, doc_id: str, title: str, text: str, metadata: str, rest) -> Passage:
-    """A stored row as a Passage: from our own schema, so constructed without re-validating
-    (a third of a search)."""
+def _passage(pid: int, doc_id: str, title: str, text: str, metadata: dict, rest) -> Passage:
+    """A stored row as a Passage: from our own schema, so constructed without re-validating."""
     page, position, char_start, char_end, kind, flags = rest
-    return Passage.model_construct(
-        passage_id=pid,
-        doc_id=doc_id,
-        title=title,
-        page=page,
-        position=position,
-        char_start=char_start,
-        char_end=char_end,
-        text=text,
-        metadata=json.loads(metadata),
-        kind=kind,
-        flags=tuple(json.loads(flags)),
+    return stored_passage(
+        pid,
+        doc_id,
+        title,
+        page,
+        position,
+        char_start,
+        char_end,
+        text,
+        metadata,
+        kind,
+        stored_flags(flags),
     )

@@ -49,7 +49,7 @@ from lastword.store.postgres_extras import (
     ivfflat_stale,
     wanted_precision,
 )
-from lastword.store.postgres_search import PostgresSearch
+from lastword.store.postgres_search import PostgresSearch, register_vector_dumper
 from lastword.store.protocol import (
     FORMAT_VERSION,
     DocumentRecord,
@@ -160,7 +160,9 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         return store
 
     def _prepare(self, conn: Any) -> None:
-        """Per connection: the search settings (iterative scans need pgvector 0.8+)."""
+        """Per connection: the search settings (iterative scans need pgvector 0.8+) and the
+        query vector's binary form."""
+        register_vector_dumper(conn)
         conn.execute(f"SET hnsw.ef_search = {int(self.settings.pg_ef_search)}")
         conn.execute(f"SET ivfflat.probes = {int(self.settings.pg_probes)}")
         if not conn.autocommit:
@@ -194,7 +196,7 @@ class PostgresStore(PostgresExtras, PostgresSearch):
                 if not conn.closed and conn in self._connections:
                     self._idle.append(conn)
 
-    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    def _fetch(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]:
         with self._conn() as conn:
             return conn.execute(sql, params).fetchall()
 

@@ -10,7 +10,8 @@ schema-qualified table names (``_t``) and the embedder.
 from __future__ import annotations
 
 import contextlib
-import json
+import functools
+import struct
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -19,34 +20,71 @@ import numpy as np
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
-from lastword.store.hits import HitsFromIds
+from lastword.store.hits import HitsFromIds, stored_flags, stored_passage
 from lastword.store.lexical import lexical_tokens
+from lastword.store.protocol import Hit
 
 _PASSAGE_COLUMNS = (
     "p.id, p.doc_id, d.title, p.page, p.position, p.char_start, p.char_end, p.text, "
     "d.metadata, p.kind, p.flags"
 )
+#: the passage columns a search reads with its nearest rows, and the whole hit built from them
+_NEAREST_COLUMNS = "id, doc_id, page, position, char_start, char_end, text, kind, flags"
+_HIT_COLUMNS = (
+    "h.id, h.doc_id, d.title, h.page, h.position, h.char_start, h.char_end, h.text, "
+    "d.metadata, h.kind, h.flags, h.distance"
+)
 _NO_IDS = np.empty(0, dtype=np.int64)
 _NO_SCORES = np.empty(0, dtype=np.float64)
+_VECTOR_HEADER = struct.Struct(">HH")  # pgvector's binary form: dimensions, unused, then floats
 
 
-def vector_text(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.9g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+class QueryVector:
+    """A query vector sent as a binary parameter (``register_vector_dumper``): 1,540 bytes at
+    384 dimensions that the server reads as they are, where the text form is ~4 kB to format
+    in Python and parse on the server. Every statement casts it (``%(query)b::vector``)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
+@functools.cache
+def _vector_dumper() -> type:
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+
+    class VectorDumper(Dumper):
+        format = Format.BINARY
+        oid = 0  # unknown: the server takes the type from the statement's ::vector cast
+
+        def dump(self, obj: QueryVector) -> bytes:
+            values = np.asarray(obj.values, dtype=">f4")
+            return _VECTOR_HEADER.pack(len(values), 0) + values.tobytes()
+
+    return VectorDumper
+
+
+def register_vector_dumper(conn: Any) -> None:
+    """Let ``conn`` send ``QueryVector`` parameters in pgvector's binary form."""
+    conn.adapters.register_dumper(QueryVector, _vector_dumper())
 
 
 def _filters(
-    exclude_doc_ids: Collection[str], kinds: Collection[str] | None
-) -> tuple[list[str], list[Any]]:
-    """WHERE conditions and their parameters for a search's exclusions and passage kinds."""
-    where: list[str] = []
-    params: list[Any] = []
+    exclude_doc_ids: Collection[str], kinds: Collection[str] | None, *where: str
+) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause (``where``'s conditions first) and its parameters for a search's
+    exclusions and passage kinds; empty when it has no condition."""
+    where = list(where)
+    params: dict[str, Any] = {}
     if exclude_doc_ids:
-        where.append("NOT (doc_id = ANY(%s))")
-        params.append(list(exclude_doc_ids))
+        where.append("NOT (doc_id = ANY(%(exclude)s))")
+        params["exclude"] = list(exclude_doc_ids)
     if kinds is not None:
-        where.append("kind = ANY(%s)")
-        params.append(list(kinds))
-    return where, params
+        where.append("kind = ANY(%(kinds)s)")
+        params["kinds"] = list(kinds)
+    return (f"WHERE {' AND '.join(where)} " if where else ""), params
 
 
 class PostgresSearch(HitsFromIds):
@@ -56,12 +94,27 @@ class PostgresSearch(HitsFromIds):
 
     def _t(self, name: str) -> str: ...  # provided by PostgresStore
 
-    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]: ...
+    def _fetch(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]: ...
 
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by PostgresStore
 
     def vector_precision(self) -> str: ...  # provided by PostgresStore
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str] = (),
+        kinds: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Top-k passages by cosine, best first: the nearest rows, their passages and their
+        documents in one statement (one round trip, one snapshot)."""
+        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=True)
+        return [
+            Hit(passage=stored_passage(*row[:10], stored_flags(row[10])), score=1.0 - row[11])
+            for row in rows
+        ]
 
     def search_ids(
         self,
@@ -70,6 +123,23 @@ class PostgresSearch(HitsFromIds):
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
+        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=False)
+        return (
+            np.array([row[0] for row in rows], dtype=np.int64),
+            np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
+        )
+
+    def _nearest(
+        self,
+        query: np.ndarray,
+        k: int,
+        exclude_doc_ids: Collection[str],
+        kinds: Collection[str] | None,
+        *,
+        whole: bool,
+    ) -> list[tuple]:
+        """The k nearest rows, sorted by (distance, id): (id, distance), or with ``whole``
+        every column of their passages and documents, the distance last."""
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.embedder.dim
         if query.shape[0] != dim:
@@ -77,34 +147,34 @@ class PostgresSearch(HitsFromIds):
                 f"query vector has {query.shape[0]} dimensions; the index has {dim}"
             )
         if k <= 0:
-            return _NO_IDS, _NO_SCORES
-        where, params = _filters(exclude_doc_ids, kinds)
-        text = vector_text(query)
-        filters = f"WHERE {' AND '.join(where)} " if where else ""
+            return []
+        filters, params = _filters(exclude_doc_ids, kinds)
+        columns = _NEAREST_COLUMNS if whole else "id"
+        passages, vector, k = self._t("passages"), "%(query)b::vector", int(k)
         if self.vector_precision() == "half":
             # The index orders half-precision copies; its nearest candidates are re-scored
             # exactly, so the scores (and the order among them) are float32 cosines.
             half = f"halfvec({dim})"
+            candidates = max(k, int(self.settings.pg_candidates))
             sql = (
-                "SELECT id, embedding <=> %s::vector AS distance FROM ("
-                f"SELECT id, embedding FROM {self._t('passages')} {filters}"
-                f"ORDER BY embedding::{half} <=> %s::{half} LIMIT %s) candidates "
-                "ORDER BY distance, id LIMIT %s"
+                f"SELECT {columns}, embedding <=> {vector} AS distance FROM ("
+                f"SELECT {columns}, embedding FROM {passages} {filters}"
+                f"ORDER BY embedding::{half} <=> ({vector})::{half} LIMIT {candidates}) "
+                f"candidates ORDER BY distance, id LIMIT {k}"
             )
-            args = (text, *params, text, max(k, self.settings.pg_candidates), k)
         else:
             sql = (
-                f"SELECT id, embedding <=> %s::vector AS distance FROM {self._t('passages')} "
-                f"{filters}ORDER BY embedding <=> %s::vector LIMIT %s"
+                f"SELECT {columns}, embedding <=> {vector} AS distance FROM {passages} "
+                f"{filters}ORDER BY embedding <=> {vector} LIMIT {k}"
             )
-            args = (text, *params, text, k)
-        rows = self._fetch(sql, args)
+        if whole:
+            sql = (
+                f"SELECT {_HIT_COLUMNS} FROM ({sql}) h JOIN {self._t('documents')} d USING (doc_id)"
+            )
+        rows = self._fetch(sql, {"query": QueryVector(query), **params})
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
-        rows.sort(key=lambda row: (row[1], row[0]))
-        return (
-            np.array([row[0] for row in rows], dtype=np.int64),
-            np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
-        )
+        rows.sort(key=lambda row: (row[-1], row[0]))
+        return rows
 
     def search_lexical_ids(
         self,
@@ -118,13 +188,11 @@ class PostgresSearch(HitsFromIds):
         tokens = list(dict.fromkeys(lexical_tokens(text)))
         if not tokens or k <= 0:
             return _NO_IDS, _NO_SCORES
-        where, params = _filters(exclude_doc_ids, kinds)
-        where.insert(0, "tokens @@ q")
+        where, params = _filters(exclude_doc_ids, kinds, "tokens @@ q")
         rows = self._fetch(
             f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
-            f"to_tsquery('english', %s) q WHERE {' AND '.join(where)} "
-            "ORDER BY rank DESC, id LIMIT %s",
-            (" | ".join(tokens), *params, k),
+            f"to_tsquery('english', %(terms)s) q {where}ORDER BY rank DESC, id LIMIT %(k)s",
+            {"terms": " | ".join(tokens), "k": k, **params},
         )
         return (
             np.array([row[0] for row in rows], dtype=np.int64),
@@ -155,9 +223,12 @@ class PostgresSearch(HitsFromIds):
         if not len(passage_ids):
             return {}
         rows = self._fetch(
-            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {self._t('passages')} "
-            "WHERE id = ANY(%s)",
-            (vector_text(query), [int(p) for p in passage_ids]),
+            f"SELECT id, 1 - (embedding <=> %(query)b::vector) FROM {self._t('passages')} "
+            "WHERE id = ANY(%(ids)s)",
+            {
+                "query": QueryVector(np.asarray(query, dtype=np.float32).reshape(-1)),
+                "ids": [int(p) for p in passage_ids],
+            },
         )
         return {int(pid): float(score) for pid, score in rows}
 
@@ -169,22 +240,7 @@ class PostgresSearch(HitsFromIds):
             f"JOIN {self._t('documents')} d USING (doc_id) WHERE p.id = ANY(%s)",
             (list(passage_ids),),
         )
-        return {
-            row[0]: Passage.model_construct(
-                passage_id=row[0],
-                doc_id=row[1],
-                title=row[2],
-                page=row[3],
-                position=row[4],
-                char_start=row[5],
-                char_end=row[6],
-                text=row[7],
-                metadata=row[8],
-                kind=row[9],
-                flags=tuple(json.loads(row[10])),
-            )
-            for row in rows
-        }
+        return {row[0]: stored_passage(*row[:10], stored_flags(row[10])) for row in rows}
 
     def reading(self) -> contextlib.AbstractContextManager[None]:
         """One question's reads (``Store.reading``): every search asks the server anyway."""
