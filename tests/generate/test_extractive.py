@@ -166,6 +166,11 @@ def test_a_study_reporting_others_is_only_penalised_when_the_question_is_about_t
         ("Which tester strains did the kit contain?", False, True, False),
         ("Where was the isolate obtained?", False, False, True),
         ("Did oxytocin differ between the groups?", False, False, False),
+        ("How many chicks were used, and of which commercial strain?", True, True, False),
+        # a relative "which" asks for nothing: in a statement (a SciFact claim let through the
+        # weak band's evidence check as a name question at gate score 0.086), or before a verb
+        ("Patients produce IgG antibodies which cross-react with an epitope in Tax.", *[False] * 3),
+        ("Did the hens which were fed garlic lay more eggs?", False, False, False),
     ],
 )
 def test_the_kind_of_thing_asked(question, number, name, place) -> None:

@@ -32,11 +32,11 @@ from lastword.generate.quantities import (
     stated_quantities,
 )
 from lastword.generate.question_kinds import (
-    NAME_QUESTION,
     NUMBER_QUESTION,
     OTHER_WORK_QUESTION,
     PLACE_QUESTION,
     SECOND_ASK,
+    asks_name,
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.generate.terms import STOP as _STOP
@@ -99,7 +99,7 @@ class QuestionProfile:
             terms=frozenset(_terms(question)),
             rare=frozenset(rare),
             wants_number=bool(NUMBER_QUESTION.search(question)),
-            wants_name=bool(NAME_QUESTION.search(question)),
+            wants_name=asks_name(question),
             wants_place=bool(PLACE_QUESTION.search(question)),
             about_other_work=bool(OTHER_WORK_QUESTION.search(question)),
             number_kinds=kinds_asked(question),

@@ -17,9 +17,28 @@ NUMBER_QUESTION = re.compile(
     re.I,
 )
 NAME_QUESTION = re.compile(
-    r"^\s*(which|who|whom|whose)\b|\bwhich\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
+    r"^\s*(which|who|whom|whose)\b|\bwhat\s+(is|was|are|were)\s+the\s+(\w+\s+)?names?\b",
     re.I,
 )
+#: "which" inside a question ("..., and of which commercial strain?"); in a statement it is a
+#: relative pronoun ("antibodies which cross-react with ..."), and so is a "which" followed by
+#: a verb in a question ("Did the cows which were fed garlic ...?")
+INNER_WHICH = re.compile(
+    r"\bwhich\b(?!\s+(is|are|was|were|has|have|had|can|could|may|might|will|would|should|"
+    r"do|does|did|also|then|in\s+turn|not)\b)",
+    re.I,
+)
+
+
+def asks_name(question: str) -> bool:
+    """The question asks for a name: it opens with which / who, asks for "the name", or is a
+    question (it carries a "?") with an interrogative "which" inside. A statement asks
+    nothing: a SciFact claim with a relative "which" is not a name question."""
+    if NAME_QUESTION.search(question):
+        return True
+    return "?" in question and INNER_WHICH.search(question) is not None
+
+
 #: a question that asks two things: "which group ..., and what were its weight gain and FCR?"
 SECOND_ASK = re.compile(
     r"\band\s+(what|which|how|who|whom|whose|where|when|why|whether|of\s+which|at\s+what|"
