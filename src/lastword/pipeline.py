@@ -148,7 +148,7 @@ class Pipeline:
         decision = self.gate.run(question, found.passages, found)
         band, signals = decision.band, decision.signals
         evidence_ms = 0.0
-        if band is Band.WEAK and found.passages and self.settings.gate.evidence_floor > 0:
+        if band is Band.WEAK and found.passages and self._within_evidence_reach(signals.score):
             started = time.perf_counter()
             band, signals = self._evidence_check(question, found.passages[:k], signals)
             evidence_ms = (time.perf_counter() - started) * 1000
@@ -166,6 +166,18 @@ class Pipeline:
                 **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
                 "gate": decision.gate_ms + evidence_ms,
             },
+        )
+
+    def _within_evidence_reach(self, score: float) -> bool:
+        """Whether a question below weak may have the evidence check (step 4b): it is on, and
+        with a gate model the score lies within ``[gate] evidence_reach`` (log-odds) of weak."""
+        gate = self.settings.gate
+        if gate.evidence_floor <= 0:
+            return False
+        if self.thresholds.model is None:
+            return True
+        return score >= SpecificRule(gate.evidence_floor, gate.evidence_reach).low(
+            self.thresholds.weak
         )
 
     def _evidence_check(

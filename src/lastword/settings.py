@@ -350,6 +350,10 @@ SPECIFIC_MIN_PASSAGES = 15
 #: they add 1 / 0 / 0 false accepts of 500, without the asked-specific rule 12 / 5 / 2. 0.45 is
 #: the DEV choice (docs/calibration.md, docs/ingest.md)
 EVIDENCE_FLOOR = 0.45
+#: ... and only within this reach of weak (log-odds of the gate score), as the specific rule:
+#: on the papers every question the check lets through scores 0.61-0.86 against weak 0.863
+#: (reach 1.5 reaches down to 0.58); a SciFact claim at 0.086 once went through
+EVIDENCE_REACH = SPECIFIC_REACH
 
 
 def _default_thresholds() -> dict[str, Thresholds]:
@@ -453,6 +457,14 @@ class GateSettings(Section):
         "question through (borderline) when it asks a specific (a number, a name, a place) and "
         "one sentence of its passages states one with at least this relevance (the extractive "
         "scorer: local, no model, before any generator); 0 turns this check off.",
+    )
+    evidence_reach: float = Field(
+        EVIDENCE_REACH,
+        ge=0.0,
+        le=10.0,
+        description="How far below weak, in log-odds of the gate score, evidence_floor can let a "
+        "question through (with a gate model; on the bare top score the check has no bound). A "
+        "question scored far below weak is refused whatever one sentence says.",
     )
     _explicit: frozenset[str] = PrivateAttr(default_factory=frozenset)
 

@@ -104,7 +104,9 @@ class Recording:
         return Draft(f"{first.text.split('. ')[0].rstrip('.')} [{first.n}].")
 
 
-def settings_with(floor: float, reach: float, evidence: float = 0.0) -> Settings:
+def settings_with(
+    floor: float, reach: float, evidence: float = 0.0, evidence_reach: float = 10.0
+) -> Settings:
     # weak above any score this question gets: only the specific rule can let it through
     thresholds = Thresholds(
         strong=0.99999, weak=0.9999, model=MINILM_HYBRID_GATE_MODEL, ranking="hybrid"
@@ -118,6 +120,7 @@ def settings_with(floor: float, reach: float, evidence: float = 0.0) -> Settings
             specific_reach=reach,
             specific_min_passages=1,  # the demo's documents are short
             evidence_floor=evidence,
+            evidence_reach=evidence_reach,
         ),
     )
 
@@ -207,6 +210,36 @@ def test_below_weak_the_evidence_check_lets_a_stated_specific_through(
     assert refused.band is Band.WEAK and refused.status is Status.REFUSED
     assert refused.gate.evidence == through.gate.evidence and above.requests == []
     assert GateSettings().evidence_floor == EVIDENCE_FLOOR
+
+
+def test_the_evidence_check_reaches_only_so_far_below_weak(demo_index: Path, minilm):
+    """A question the gate scores far below weak is refused whatever one sentence states: the
+    evidence check looks only within ``[gate] evidence_reach`` (log-odds) of weak."""
+    asks = "How many adults were enrolled in the vitamin D trial?"
+    with Pipeline(
+        settings_with(0.0, 0.0, EVIDENCE_FLOOR), LocalStore.open(demo_index), minilm
+    ) as p:
+        through = p.ask(asks)
+    assert through.band is Band.BORDERLINE and through.gate.evidence_floor is not None
+    score, weak = through.gate.score, through.gate.weak
+    gap = math.log(weak / (1 - weak)) - math.log(score / (1 - score))  # log-odds below weak
+    seen = Recording()
+    with Pipeline(
+        settings_with(0.0, 0.0, EVIDENCE_FLOOR, evidence_reach=gap * 0.9),
+        LocalStore.open(demo_index),
+        minilm,
+        seen,
+    ) as p:
+        refused = p.ask(asks)
+    assert refused.band is Band.WEAK and refused.decided_by is Mechanism.RETRIEVAL_GATE
+    assert refused.gate.evidence is None and seen.requests == []  # never looked, never generated
+    with Pipeline(
+        settings_with(0.0, 0.0, EVIDENCE_FLOOR, evidence_reach=min(10.0, gap * 1.05)),
+        LocalStore.open(demo_index),
+        minilm,
+    ) as p:
+        assert p.ask(asks).band is Band.BORDERLINE
+    assert GateSettings().evidence_reach == 1.5
 
 
 def test_below_weak_a_question_whose_words_are_all_stated_needs_only_the_generators_floor(
