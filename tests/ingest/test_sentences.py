@@ -170,6 +170,9 @@ def test_which_blocks_continue_a_sentence():
     assert not continues("The plants were measured", "Roots grew.")  # a capital after a word
     assert not continues("relative TLR 4 mRNA expression", "a,b,cMean values bearing")
     assert not continues("of the plants in the", "doi:10.1371/journal.pone.0115884.g001")
+    assert not continues("similar affinity [28]. While this", "Abbreviations: ACE, enzyme")
+    assert not continues("breeding lines are", "NSnot significantly different")
+    assert not continues("p < 0.001 d Among clusters", "e")  # a footnote mark alone
     blocks = [
         ("body", "A first sentence. The plants were"),
         ("caption", "Figure 1. Plants."),

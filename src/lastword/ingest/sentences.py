@@ -30,8 +30,11 @@ _OPEN_END = re.compile(
     r"been|that|which|than|between|its|their|this|these|those|both|not|no))$"
 )
 #: a block that opens with a footnote mark glued to its first word ("a,b,cMean values",
-#: "aCompounds are"), a DOI or a web address: not a sentence's second half
-_NOT_CONTINUATION = re.compile(r"^([a-z](,[a-z])*[A-Z*]|doi:|https?:|www\.)")
+#: "aCompounds are", "NSnot significant"), a label ("Abbreviations:"), a DOI or a web address:
+#: not a sentence's second half
+_NOT_CONTINUATION = re.compile(
+    r"^([a-z](,[a-z])*[A-Z*]|[A-Z]{2,}[a-z]{3,}|[A-Z][a-z]*:|doi:|https?:|www\.)"
+)
 #: kinds that may sit inside a paragraph without ending it (set in the column's middle)
 INSIDE_PARAGRAPH = frozenset({"figure", "caption", "table"})
 #: kinds whose blocks are prose and are joined when continued
@@ -58,7 +61,9 @@ def continues(previous: str, following: str) -> bool:
     previous, following = previous.rstrip(), following.lstrip()
     if not previous or not following or _ENDED.search(previous):
         return False
-    if len(previous.split()) < 3 or _NOT_CONTINUATION.match(following):
+    if len(previous.split()) < 3 or len(following.split()) < 2:
+        return False  # a footnote mark or a stray label on its own
+    if _NOT_CONTINUATION.match(following):
         return False
     if following[0].islower():
         return True
