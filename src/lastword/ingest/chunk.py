@@ -3,8 +3,10 @@
 Paragraphs (blank-line separated) are the units. In a JSONL ``text`` each paragraph is a
 natural passage boundary and stands alone; elsewhere (PDF pages, plain text) short paragraphs
 are packed together up to the target length. A unit longer than ``max_words`` is cut at sentence
-ends, and a single sentence longer than that at word boundaries. Character offsets point into
-the page's text (or the document's, for sources without pages).
+ends (``ingest.sentences``: never after an abbreviation or an initial), and a single sentence
+longer than that at word boundaries. Character offsets point into the page's text (or the
+document's, for sources without pages). PDF blocks of one paragraph cut by a column break or a
+figure are joined by the reader before this (``ingest.sentences.join_continued``).
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import re
 from dataclasses import dataclass
 
 from lastword.ingest.document import PageText
+from lastword.ingest.sentences import sentence_ends
 from lastword.store.protocol import NewPassage
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v]*\n\s*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
 _WORD = re.compile(r"\S+")
 _SPACE = re.compile(r"\s+")
 #: a run that is one table read as rows (``ingest.tables``): its lines are kept as they are
@@ -52,7 +54,7 @@ def _split_long(text: str, span: _Span, max_words: int, target_words: int) -> li
         return [span]
     sentences: list[_Span] = []
     start = span.start
-    for match in _SENTENCE_END.finditer(text, span.start, span.end):
+    for match in sentence_ends(text, span.start, span.end):
         sentences.append(_Span(start, match.start() + len(match.group(0).rstrip()), 0))
         start = match.end()
     sentences.append(_Span(start, span.end, 0))

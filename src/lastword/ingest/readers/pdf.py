@@ -31,6 +31,7 @@ from lastword.ingest.layout import (
     read_page,
     reading_order,
 )
+from lastword.ingest.sentences import join_continued
 from lastword.ingest.structure import (
     Classifier,
     Region,
@@ -210,7 +211,7 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
             if region.kind == "front" and page.number == 1:
                 front.append(region.text)
             typed.append((region.kind, region.text))
-        texts.append(page_from_blocks(page.number, typed))
+        texts.append(page_from_blocks(page.number, join_continued(typed, join)))
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front

@@ -1,0 +1,94 @@
+"""Where a sentence ends, and which blocks of a page are one paragraph cut apart.
+
+A PDF page's blocks come from its layout, so one paragraph set across two columns, or broken
+by a figure, a caption or a table set in its middle, arrives as two blocks. A block that ends
+without an end mark, followed (after nothing, or only figures, captions and tables) by a block
+of its kind that opens mid-sentence, is the same paragraph: ``join_continued`` joins the two and
+puts what stood between them after it, so passages are cut at sentence ends, not at the column
+break. Sentence ends (``sentence_ends``) skip abbreviations ("et al.", "Fig. 2", "e.g.", "sp."),
+initials ("J. Smith") and decimals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+#: an end mark, then closing quotes or brackets, then space before a capital, a digit or an
+#: opening bracket or quote
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
+#: words whose period is an abbreviation's, not a sentence's end (lower-cased, no period)
+ABBREVIATIONS = frozenset(
+    "al fig figs tab eq eqs ref refs e.g i.e cf vs sp spp subsp var cv ca approx no nos vol "
+    "pp ed eds resp dr prof st inc ltd co viz".split()
+)
+#: a block's text that ends a sentence (an end mark or a colon, then closers)
+_ENDED = re.compile(r"[.!?:][\"'’”)\]]*\s*$")
+#: the last word of a clause that cannot end one
+_OPEN_END = re.compile(
+    r"(,|;|\b(the|of|and|or|in|into|to|a|an|for|with|by|from|at|on|as|is|are|was|were|be|"
+    r"been|that|which|than|between|its|their|this|these|those|both|not|no))$"
+)
+#: a block that opens with a footnote mark glued to its first word ("a,b,cMean values",
+#: "aCompounds are", "NSnot significant"), a label ("Abbreviations:"), a DOI or a web address:
+#: not a sentence's second half
+_NOT_CONTINUATION = re.compile(
+    r"^([a-z](,[a-z])*[A-Z*]|[A-Z]{2,}[a-z]{3,}|[A-Z][a-z]*:|doi:|https?:|www\.)"
+)
+#: kinds that may sit inside a paragraph without ending it (set in the column's middle)
+INSIDE_PARAGRAPH = frozenset({"figure", "caption", "table"})
+#: kinds whose blocks are prose and are joined when continued
+PROSE = frozenset({"body", "abstract"})
+
+
+def sentence_ends(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """Sentence ends in ``text[start:end]`` (matches spanning the closers and the space); a
+    period after an abbreviation or a single capital (an initial) is none."""
+    end = len(text) if end is None else end
+    for match in _SENTENCE_END.finditer(text, start, end):
+        if text[match.start() - 1] == ".":
+            before = text[max(start, match.start() - 40) : match.start() - 1].split()
+            word = before[-1].lstrip("([\"'").lower() if before else ""
+            if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                continue
+        yield match
+
+
+def continues(previous: str, following: str) -> bool:
+    """``following`` carries on the sentence ``previous`` leaves open: ``previous`` ends with
+    no end mark and ``following`` opens in lower case, or ``previous`` ends on a comma or a
+    word that cannot end a clause and ``following`` opens with a word or number."""
+    previous, following = previous.rstrip(), following.lstrip()
+    if not previous or not following or _ENDED.search(previous):
+        return False
+    if len(previous.split()) < 3 or len(following.split()) < 2:
+        return False  # a footnote mark or a stray label on its own
+    if _NOT_CONTINUATION.match(following):
+        return False
+    if following[0].islower():
+        return True
+    return bool(_OPEN_END.search(previous)) and following[0].isalnum()
+
+
+def join_continued(
+    blocks: list[tuple[str, str]], join: Callable[[list[str]], str]
+) -> list[tuple[str, str]]:
+    """A page's (kind, text) blocks with each paragraph cut by a column break or by figures,
+    captions or tables set in it joined into one block; what stood between follows it.
+    ``join`` joins two texts as lines (a line-end hyphen handled as within a block)."""
+    out = list(blocks)
+    i = 0
+    while i < len(out):
+        kind, text = out[i]
+        if kind not in PROSE:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(out) and out[j][0] in INSIDE_PARAGRAPH:
+            j += 1
+        if j < len(out) and out[j][0] == kind and continues(text, out[j][1]):
+            between = out[i + 1 : j]
+            out[i : j + 1] = [(kind, join([text, out[j][1]])), *between]
+            continue  # the joined block may be continued again
+        i += 1
+    return out
