@@ -359,6 +359,10 @@ SHIPPED_HYBRID = ("top", "coverage", "maxsim", "placed", "rare", "agreement")
 REDUCTIONS = ("ce_top", "ce_best8")
 
 
+#: set by ``--cache-suffix``: processes prescoring the same checkpoint write different files
+CACHE_SUFFIX = ""
+
+
 class Scorer:
     """One trained checkpoint: logits for (question, passage) pairs, cached on disk."""
 
@@ -372,8 +376,11 @@ class Scorer:
         self.path, self.max_length = path, variant.max_length
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.model = cross_encoder(variant, path).eval()
-        self.cache_file = path / "scores.json"
-        self.cache = json.loads(self.cache_file.read_text()) if self.cache_file.exists() else {}
+        # One cache file per process that scores with this checkpoint; every one is read.
+        self.cache_file = path / f"scores{CACHE_SUFFIX}.json"
+        self.cache = {}
+        for cached in sorted(path.glob("scores*.json")):
+            self.cache.update(json.loads(cached.read_text()))
 
     def logits(self, question: str, texts: list[str]) -> list[float]:
         import torch
@@ -625,6 +632,8 @@ def main() -> int:
         "--stage", choices=("all", "collect", "train", "prescore", "report"), default="all"
     )
     parser.add_argument("--fold", type=int, default=0, help="prescore: which fold's scorer.")
+    parser.add_argument("--cache-suffix", default="", help="prescore: this process's cache.")
+    parser.add_argument("--no-cost", action="store_true", help="report: skip the timing.")
     parser.add_argument("--limit", type=int, help="report: the first N questions per set.")
     parser.add_argument("--train-fold", type=int, help="train: only this fold (run folds apart).")
     parser.add_argument("--work", type=Path, default=Path("/tmp/s23/gate"))
@@ -657,6 +666,8 @@ def main() -> int:
         for variant in variants:
             train(args.work, variant, args.threads, args.train_fold)
     BEST8.update(args.best8)
+    global CACHE_SUFFIX
+    CACHE_SUFFIX = args.cache_suffix
     if args.stage == "prescore":
         for variant in variants:
             for epoch in args.epoch or [variant.epochs]:
@@ -674,7 +685,8 @@ def main() -> int:
                 ce = signal_rows(args.work, variant, epoch, args.sets, args.threads, args.limit)
                 sets = joined(args.work, args.rows, ce)
                 report(sets, f"{variant.name}, epoch {epoch}")
-                cost(args.work, variant, epoch)
+                if not args.no_cost:
+                    cost(args.work, variant, epoch)
     return 0
 
 
