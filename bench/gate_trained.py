@@ -192,6 +192,9 @@ class Variant:
     #: "mean": the mean of the last layer over the pair's word pieces, the pooling MiniLM's
     #: sentence vectors were trained with, and a linear layer learning 30x faster
     head: str = "cls"
+    #: continue from another variant's last checkpoint of the same fold (a second epoch with a
+    #: fresh warm-up and decay, another shuffle)
+    init_from: str | None = None
 
 
 VARIANTS = {
@@ -201,6 +204,7 @@ VARIANTS = {
         Variant("passage-neg3-2ep", epochs=2),
         Variant("passage-neg6", negatives=6),
         Variant("passage-neg3-mean", head="mean", lr=5e-5),
+        Variant("passage-neg3-mean+1", head="mean", lr=5e-5, seed=1, init_from="passage-neg3-mean"),
     )
 }
 
@@ -298,7 +302,15 @@ def train(work: Path, variant: Variant, threads: int, only: int | None = None) -
         torch.manual_seed(variant.seed)
         pairs = dev_pairs(rankings_by, variant, fold)
         tokenizer = AutoTokenizer.from_pretrained(base_model())
-        model = cross_encoder(variant)
+        start = None
+        if variant.init_from:
+            start = (
+                work
+                / variant.init_from
+                / f"fold-{fold}"
+                / f"epoch-{VARIANTS[variant.init_from].epochs}"
+            )
+        model = cross_encoder(variant, start)
         model.train()
         steps = variant.epochs * ((len(pairs) + variant.batch - 1) // variant.batch)
         head = [p for n, p in model.named_parameters() if n.startswith(("head.", "classifier."))]
