@@ -31,7 +31,8 @@ Variants (``--variant``, default ``passage-neg3-mean``): the head (BERT's pooled
 ``CrossEncoder`` has it, or the mean over the pair's word pieces), negatives per question,
 epochs. Measured in stop 23 (docs/calibration.md): the mean-pooled head alone PubMedQA test AUC
 0.863, SciFact 0.551; refitted with the six shipped hybrid signals 0.980 / 0.732 (without it
-0.979 / 0.734). Not shipped.
+0.979 / 0.734); a second epoch (``passage-neg3-mean+1``) SciFact 0.591 alone, 0.732 refitted.
+Not shipped.
 
 Seeds fixed. Numbers are taken on a busy, shared 2-core machine.
 """
