@@ -63,11 +63,11 @@ from lastword.evaluate.metrics import (
     threshold_for_false_accept_rate,
 )
 from lastword.gate.signals import DEPTH
-from lastword.gate.trained import Pair, best_over, best_over_top_document, training_pairs
 from lastword.pipeline import Pipeline
 from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import GATE_FEATURES, GateModel, Settings, Thresholds
 from lastword.store.local import LocalStore
+from trained_pairs import Pair, best_over, best_over_top_document, training_pairs
 
 #: how deep the dev half's ablated rankings go, for hard negatives
 NEGATIVE_DEPTH = 30

@@ -1,10 +1,14 @@
-"""The trained scorer's pairs and its gate signal (``gate/trained.py``)."""
+"""The trained scorer's pairs and its gate signal (``bench/trained_pairs.py``, bench only)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from lastword.gate.trained import Pair, best_over, best_over_top_document, training_pairs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from trained_pairs import Pair, best_over, best_over_top_document, training_pairs
 
 RANKING = [  # an ablated ranking, best first: the own document "q1" is already excluded
     {"doc": "d7", "text": "Statins and muscle pain in older adults."},
