@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lastword.embed.minilm import MiniLMEmbedder
@@ -18,7 +18,9 @@ from lastword.evaluate.datasets.pubmedqa import corpus_record as pubmedqa_record
 from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
 from lastword.evaluate.datasets.scifact import corpus_record as scifact_record
 from lastword.ingest import ingest_paths
-from lastword.settings import IngestSettings
+from lastword.result import RetrievedPassage
+from lastword.retrieve import retrieve, tuning_from
+from lastword.settings import GATE_FEATURES, GateModel, IngestSettings, Settings, Thresholds
 from lastword.store.local import LocalStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,6 +30,42 @@ CACHE = Path(os.environ.get("LASTWORD_BENCH_CACHE", Path(tempfile.gettempdir()) 
 
 def jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def probing(settings: Settings, mode: str | None = None) -> Settings:
+    """The settings with a MiniLM gate model that weighs every signal, so every one is
+    computed, and lets every question through (``mode``: the ranking, else the settings')."""
+    if mode:
+        retrieve_settings = settings.retrieve.model_copy(update={"mode": mode})
+        settings = settings.model_copy(update={"retrieve": retrieve_settings})
+    probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
+    thresholds = {**settings.gate.thresholds, "minilm": Thresholds(strong=1, weak=0, model=probe)}
+    gate = settings.gate.model_copy(update={"thresholds": thresholds, "auto": False})
+    return settings.model_copy(update={"gate": gate})
+
+
+def with_and_without(
+    index: Path, settings: Settings, questions, embedder, depth: int
+) -> Iterator[tuple[str, Sequence[str], bool, tuple[RetrievedPassage, ...], LocalStore]]:
+    """Each (question, evidence documents) retrieved by the hybrid ranking with its evidence and
+    again with it excluded (the corpus ablation): (question, evidence, answerable, passages,
+    the open store), in that order."""
+    tuning = tuning_from(settings.retrieve)
+    kinds = settings.retrieve.evidence_kinds
+    with LocalStore.open(index) as store:
+        for question, evidence in questions:
+            for answerable in (True, False):
+                found = retrieve(
+                    question,
+                    embedder,
+                    store,
+                    depth,
+                    () if answerable else tuple(evidence),
+                    mode="hybrid",
+                    kinds=kinds,
+                    tuning=tuning,
+                )
+                yield question, evidence, answerable, tuple(found.passages), store
 
 
 def pubmedqa_halves(data: Path = DATASETS / "pubmedqa") -> dict[str, list]:

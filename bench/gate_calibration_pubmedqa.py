@@ -32,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_indexes import probing
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.calibrate import SIGNAL_FIELDS
 from lastword.evaluate.datasets.pubmedqa import corpus_record, load_pubmedqa
@@ -49,29 +52,12 @@ from lastword.ingest import ingest_paths
 from lastword.pipeline import Pipeline
 from lastword.settings import (
     GATE_FEATURES,
-    GateModel,
     IngestSettings,
-    Settings,
-    Thresholds,
     load_settings,
 )
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
-
-
-def probing(settings: Settings, mode: str | None = None) -> Settings:
-    """The settings with a MiniLM gate model that weighs every signal, so every one is computed."""
-    if mode:
-        retrieve = settings.retrieve.model_copy(update={"mode": mode})
-        settings = settings.model_copy(update={"retrieve": retrieve})
-    probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
-    thresholds = {
-        **settings.gate.thresholds,
-        "minilm": Thresholds(strong=1.0, weak=0.0, model=probe),
-    }
-    gate = settings.gate.model_copy(update={"thresholds": thresholds})
-    return settings.model_copy(update={"gate": gate})
 
 
 def signals(pipeline: Pipeline, questions: list[tuple[str, str]]) -> list[tuple[dict, bool]]:

@@ -37,16 +37,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_indexes import DATASETS, jsonl, pubmedqa_halves
+from bench_indexes import DATASETS, jsonl, probing, pubmedqa_halves, with_and_without
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.calibrate import SIGNAL_FIELDS
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate.signals import DEPTH, combined_score
 from lastword.gate.transfer import rare_cut
 from lastword.pipeline import Pipeline
-from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import GATE_FEATURES, Settings, shipped_thresholds
-from lastword.store.local import LocalStore
 from lastword.terms import STOPWORDS, TOKEN, idf
 
 WINDOW = 3
@@ -128,37 +126,19 @@ def candidates(question: str, passages, store) -> dict[str, float | None]:
 def retrieved(index: Path, settings: Settings, questions, embedder) -> list[dict]:
     """(candidates, top cosine) for each question with and without its evidence."""
     rows = []
-    tuning = tuning_from(settings.retrieve)
-    kinds = settings.retrieve.evidence_kinds
-    with LocalStore.open(index) as store:
-        for question, evidence in questions:
-            for answerable in (True, False):
-                found = retrieve(
-                    question,
-                    embedder,
-                    store,
-                    DEPTH,
-                    () if answerable else tuple(evidence),
-                    mode="hybrid",
-                    kinds=kinds,
-                    tuning=tuning,
-                )
-                values = candidates(question, found.passages, store)
-                values["_top"] = found.passages[0].score if found.passages else 0.0
-                rows.append(values)
+    for question, _, _, passages, store in with_and_without(
+        index, settings, questions, embedder, DEPTH
+    ):
+        values = candidates(question, passages, store)
+        values["_top"] = passages[0].score if passages else 0.0
+        rows.append(values)
     return rows
 
 
 def papers_rows(index: Path, settings: Settings) -> list:
     """Every signal of the papers' questions, from the gate itself (a model weighing all)."""
-    from lastword.settings import GateModel, Thresholds
-
-    probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
-    thresholds = {**settings.gate.thresholds, "minilm": Thresholds(strong=1, weak=0, model=probe)}
-    gate = settings.gate.model_copy(update={"thresholds": thresholds, "auto": False})
-    probing = settings.model_copy(update={"gate": gate})
     rows = []
-    with Pipeline.open(probing, index) as pipeline:
+    with Pipeline.open(probing(settings), index) as pipeline:
         for q in jsonl(DATASETS / "papers" / "questions.jsonl"):
             result = pipeline.inspect(q["question"])
             values = {name: getattr(result.gate, f) or 0.0 for name, f in SIGNAL_FIELDS.items()}

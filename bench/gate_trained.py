@@ -51,7 +51,16 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_indexes import CACHE, DATASETS, jsonl, pubmedqa_halves, pubmedqa_index, scifact_index
+from bench_indexes import (
+    CACHE,
+    DATASETS,
+    jsonl,
+    probing,
+    pubmedqa_halves,
+    pubmedqa_index,
+    scifact_index,
+    with_and_without,
+)
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.calibrate import SIGNAL_FIELDS
 from lastword.evaluate.datasets.pubmedqa import load_pubmedqa
@@ -64,9 +73,7 @@ from lastword.evaluate.metrics import (
 )
 from lastword.gate.signals import DEPTH
 from lastword.pipeline import Pipeline
-from lastword.retrieve import retrieve, tuning_from
-from lastword.settings import GATE_FEATURES, GateModel, Settings, Thresholds
-from lastword.store.local import LocalStore
+from lastword.settings import Settings
 from trained_pairs import Pair, best_over, best_over_top_document, training_pairs
 
 #: how deep the dev half's ablated rankings go, for hard negatives
@@ -82,42 +89,23 @@ def passage_rows(passages) -> list[dict]:
 
 def rankings(index: Path, settings: Settings, questions, depth: int = DEPTH) -> list[dict]:
     """Each question's hybrid ranking with its evidence and again without it."""
-    embedder = MiniLMEmbedder()
-    tuning = tuning_from(settings.retrieve)
-    kinds = settings.retrieve.evidence_kinds
-    out = []
-    with LocalStore.open(index) as store:
-        for question, evidence in questions:
-            for answerable in (True, False):
-                found = retrieve(
-                    question,
-                    embedder,
-                    store,
-                    depth,
-                    () if answerable else tuple(evidence),
-                    mode="hybrid",
-                    kinds=kinds,
-                    tuning=tuning,
-                )
-                out.append(
-                    {
-                        "question": question,
-                        "evidence": sorted(evidence),
-                        "answerable": answerable,
-                        "passages": passage_rows(found.passages),
-                    }
-                )
-    return out
+    return [
+        {
+            "question": question,
+            "evidence": sorted(evidence),
+            "answerable": answerable,
+            "passages": passage_rows(passages),
+        }
+        for question, evidence, answerable, passages, _ in with_and_without(
+            index, settings, questions, MiniLMEmbedder(), depth
+        )
+    ]
 
 
 def papers_rankings(index: Path, settings: Settings) -> list[dict]:
     """The papers' questions through the gate itself (a probe model: every signal computed)."""
-    probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
-    thresholds = {**settings.gate.thresholds, "minilm": Thresholds(strong=1, weak=0, model=probe)}
-    gate = settings.gate.model_copy(update={"thresholds": thresholds, "auto": False})
-    probing = settings.model_copy(update={"gate": gate})
     out = []
-    with Pipeline.open(probing, index) as pipeline:
+    with Pipeline.open(probing(settings), index) as pipeline:
         for q in jsonl(DATASETS / "papers" / "questions.jsonl"):
             result = pipeline.inspect(q["question"])
             signals = {name: getattr(result.gate, f) or 0.0 for name, f in SIGNAL_FIELDS.items()}

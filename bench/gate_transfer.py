@@ -32,7 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
 
-from bench_indexes import CACHE, DATASETS, jsonl, pubmedqa_halves, pubmedqa_index, scifact_index
+from bench_indexes import (
+    CACHE,
+    DATASETS,
+    jsonl,
+    probing,
+    pubmedqa_halves,
+    pubmedqa_index,
+    scifact_index,
+)
 from lastword.evaluate.calibrate import SIGNAL_FIELDS
 from lastword.evaluate.metrics import (
     false_accept_rate,
@@ -50,22 +58,12 @@ from lastword.settings import (
     SPECIFIC_REACH,
     GateModel,
     Settings,
-    Thresholds,
     load_settings,
     shipped_thresholds,
 )
 
 SHIPPED = ("top", "margin", "coverage", "maxsim")
 TRANSFER = ("placed", "rare", "agreement")
-
-
-def probing(settings: Settings, mode: str) -> Settings:
-    """A MiniLM gate model that weighs every signal, so every one is computed."""
-    retrieve = settings.retrieve.model_copy(update={"mode": mode})
-    probe = GateModel(intercept=0.0, **{name: 1.0 for name in GATE_FEATURES})
-    thresholds = {**settings.gate.thresholds, "minilm": Thresholds(strong=1, weak=0, model=probe)}
-    gate = settings.gate.model_copy(update={"thresholds": thresholds, "auto": False})
-    return settings.model_copy(update={"retrieve": retrieve, "gate": gate})
 
 
 def rows_of(index: Path, settings: Settings, questions: list[tuple[str, set[str]]]) -> list:

@@ -1,4 +1,4 @@
-"""A relevance scorer trained on the corpus ablation, read as a gate signal (bench only: measured, not shipped).
+"""A relevance scorer trained on the corpus ablation, as a gate signal (bench only: not shipped).
 
 The gate's other signals are made by hand from cosines and word overlap. A cross-encoder reads
 the question and a passage together and gives one number: how well that passage answers that
