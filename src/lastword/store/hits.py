@@ -109,8 +109,10 @@ class HitsFromIds:
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
     ) -> list[Hit]:
-        """Top-k passages by cosine to a unit-norm query vector, best first."""
-        return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))  # type: ignore[attr-defined]
+        """Top-k passages by cosine to a unit-norm query vector, best first: the ids and their
+        passages within one ``reading`` (the local store reads its generation once)."""
+        with self.reading():  # type: ignore[attr-defined]
+            return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))  # type: ignore[attr-defined]
 
     def search_lexical(
         self,
@@ -119,8 +121,10 @@ class HitsFromIds:
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
     ) -> list[Hit]:
-        """Top-k passages by the backend's lexical score (higher is better), best first."""
-        return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))  # type: ignore[attr-defined]
+        """Top-k passages by the backend's lexical score (higher is better), best first, within
+        one ``reading``."""
+        with self.reading():  # type: ignore[attr-defined]
+            return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))  # type: ignore[attr-defined]
 
     def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
         wanted = ids.tolist()

@@ -29,7 +29,6 @@ from lastword.result import Passage
 from lastword.settings import StoreSettings
 from lastword.store import int8, lexical
 from lastword.store.hits import HitsFromIds, json_copy, stored_flags, stored_passage
-from lastword.store.protocol import Hit
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
 # matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
@@ -94,30 +93,6 @@ class LocalSearch(HitsFromIds):
             yield
         finally:
             self._reading.generation = self._reading.rows = None
-
-    def search(
-        self,
-        query: np.ndarray,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by cosine to a unit-norm query vector, best first: the ids and the
-        passages of one generation, read once (``reading``)."""
-        with self.reading():
-            return super().search(query, k, exclude_doc_ids, kinds)
-
-    def search_lexical(
-        self,
-        text: str,
-        k: int,
-        exclude_doc_ids: Collection[str] = (),
-        kinds: Collection[str] | None = None,
-    ) -> list[Hit]:
-        """Top-k passages by the lexical index (higher is better), best first, of one
-        generation (``reading``)."""
-        with self.reading():
-            return super().search_lexical(text, k, exclude_doc_ids, kinds)
 
     # ----------------------------------------------------------------- dense
     def search_ids(
