@@ -9,6 +9,7 @@ re-implements any part of it. Every decision lands in the ``Result`` it returns.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -22,7 +23,7 @@ from lastword.errors import (
 )
 from lastword.gate import DEPTH, Gate, scope_refusal
 from lastword.gate.auto import ThresholdSource, thresholds_for_index
-from lastword.gate.bands import SpecificRule
+from lastword.gate.bands import SpecificRule, below_weak
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import SourceKind
@@ -80,8 +81,14 @@ class Pipeline:
                 gate.specific_floor, gate.specific_reach, gate.specific_min_passages
             )
         self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name, rule)
-        # the weak band's evidence check (step 4b): the extractive scorer, no model
+        # the weak band's evidence check (step 4b): the extractive scorer, no model, for a gate
+        # score at or above this (off: above any score; no gate model: no bound)
         self._evidence = ExtractiveGenerator.weak_band(embedder)
+        self._evidence_low = below_weak(self.thresholds.weak, gate.evidence_reach)
+        if self.thresholds.model is None:
+            self._evidence_low = -math.inf  # the bare top score: log-odds mean nothing
+        if gate.evidence_floor <= 0:
+            self._evidence_low = math.inf  # the check is off
 
     @classmethod
     def open(
@@ -148,7 +155,7 @@ class Pipeline:
         decision = self.gate.run(question, found.passages, found)
         band, signals = decision.band, decision.signals
         evidence_ms = 0.0
-        if band is Band.WEAK and found.passages and self._within_evidence_reach(signals.score):
+        if band is Band.WEAK and found.passages and signals.score >= self._evidence_low:
             started = time.perf_counter()
             band, signals = self._evidence_check(question, found.passages[:k], signals)
             evidence_ms = (time.perf_counter() - started) * 1000
@@ -166,18 +173,6 @@ class Pipeline:
                 **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
                 "gate": decision.gate_ms + evidence_ms,
             },
-        )
-
-    def _within_evidence_reach(self, score: float) -> bool:
-        """Whether a question below weak may have the evidence check (step 4b): it is on, and
-        with a gate model the score lies within ``[gate] evidence_reach`` (log-odds) of weak."""
-        gate = self.settings.gate
-        if gate.evidence_floor <= 0:
-            return False
-        if self.thresholds.model is None:
-            return True
-        return score >= SpecificRule(gate.evidence_floor, gate.evidence_reach).low(
-            self.thresholds.weak
         )
 
     def _evidence_check(

@@ -24,6 +24,13 @@ def band_for(score: float, thresholds: Thresholds) -> Band:
     return Band.WEAK
 
 
+def below_weak(weak: float, reach: float) -> float:
+    """The gate score ``reach`` log-odds below ``weak`` (both on the 0-1 scale): the lowest a
+    second way through below weak looks at."""
+    w = min(max(weak, 1e-6), 1 - 1e-6)
+    return 1.0 / (1.0 + math.exp(-(math.log(w / (1 - w)) - reach)))
+
+
 @dataclass(frozen=True)
 class SpecificRule:
     """``[gate] specific_floor`` and ``specific_reach``."""
@@ -36,8 +43,7 @@ class SpecificRule:
 
     def low(self, weak: float) -> float:
         """The lowest gate score the rule lets through, for a weak threshold on the 0-1 scale."""
-        w = min(max(weak, 1e-6), 1 - 1e-6)
-        return 1.0 / (1.0 + math.exp(-(math.log(w / (1 - w)) - self.reach)))
+        return below_weak(weak, self.reach)
 
     def lets_through(self, score: float, held: float | None, thresholds: Thresholds) -> bool:
         """A weak-band question the rule lets through (only with a gate model: its 0-1 score;
