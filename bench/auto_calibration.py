@@ -90,6 +90,15 @@ def papers_items() -> list[Item]:
     return items
 
 
+def labelled_items(args: argparse.Namespace, store: LocalStore) -> list[Item]:
+    """The corpus's labelled questions, each with the documents to exclude and its half."""
+    if args.corpus == "pubmedqa":
+        return pubmedqa_items(args.per_half, args.seed)
+    if args.corpus == "scifact":
+        return scifact_items(store, args.per_half)
+    return papers_items()
+
+
 def rates(pos: list[float], neg: list[float], weak: float) -> str:
     far = metrics.false_accept_rate(neg, weak)
     accepted = metrics.accepted_count(neg, weak)
@@ -163,12 +172,7 @@ def main() -> int:
             f"calibrated: {auto_row['tail']}"
         )
         if "labelled" not in saved:
-            if args.corpus == "pubmedqa":
-                items = pubmedqa_items(args.per_half, args.seed)
-            elif args.corpus == "scifact":
-                items = scifact_items(store, args.per_half)
-            else:
-                items = papers_items()
+            items = labelled_items(args, store)
             started = time.perf_counter()
             labelled = []
             for question, excluded, answerable, half in items:
@@ -222,14 +226,8 @@ def main() -> int:
 
 def end_to_end(args: argparse.Namespace, settings: Settings, embedder, auto_row: dict) -> None:
     """Every labelled question through ``Pipeline.ask`` at the automatic thresholds."""
-    if args.corpus == "pubmedqa":
-        items = pubmedqa_items(args.per_half, args.seed)
-    elif args.corpus == "scifact":
-        with LocalStore.open(args.index) as store:
-            items = scifact_items(store, args.per_half)
-    else:
-        items = papers_items()
     with LocalStore.open(args.index) as store:
+        items = labelled_items(args, store)
         name = store.embedder.name
     shipped = settings.thresholds_for(name)
     automatic = shipped.model_copy(update={"weak": auto_row["weak"], "strong": auto_row["strong"]})
