@@ -21,7 +21,7 @@ For one corpus at a time (``pubmedqa``, ``scifact``, ``papers``):
 Numbers from a busy, shared 2-core machine: the times are upper bounds.
 
     .venv/bin/python bench/auto_calibration.py CORPUS --index DIR [--per-half N] [--rows FILE]
-        [--end-to-end]
+        [--end-to-end [--show]]
 """
 
 from __future__ import annotations
@@ -120,6 +120,11 @@ def main() -> int:
         action="store_true",
         help="Also ask every labelled question through the whole pipeline at the automatic "
         "thresholds and count what it answers.",
+    )
+    parser.add_argument(
+        "--show",
+        action="store_true",
+        help="With --end-to-end: print each false accept, its top document and its answer.",
     )
     args = parser.parse_args()
     print("numbers from a busy, shared 2-core machine (times are upper bounds)")
@@ -235,6 +240,7 @@ def end_to_end(args: argparse.Namespace, settings: Settings, embedder, auto_row:
         update={"gate": settings.gate.model_copy(update={"thresholds": {name: automatic}})}
     )
     counts: dict[tuple[str, bool], list[int]] = {}
+    accepted: list[tuple[str, str, object]] = []
     deciders: dict[tuple[str, bool], dict[str, int]] = {}
     started = time.perf_counter()
     with Pipeline(chosen, LocalStore.open(args.index), embedder) as pipeline:
@@ -245,6 +251,8 @@ def end_to_end(args: argparse.Namespace, settings: Settings, embedder, auto_row:
             tally = counts.setdefault((half, answerable), [0, 0])
             tally[0] += answered
             tally[1] += 1
+            if answered and not answerable:
+                accepted.append((half, question, result))
             if not answered:
                 who = result.decided_by or result.status
                 seen = deciders.setdefault((half, answerable), {})
@@ -261,6 +269,15 @@ def end_to_end(args: argparse.Namespace, settings: Settings, embedder, auto_row:
             f"{kept}/{pos} ({kept / max(pos, 1):.1%}); refused by: unanswerable "
             f"{deciders.get((half, False), {})}, answerable {deciders.get((half, True), {})}"
         )
+    if args.show:
+        # Each false accept with what it was answered from, to be read: is that other document
+        # really about the question (a limit of the trap's labels) or a near miss?
+        for half, question, result in accepted:
+            top = result.passages[0] if result.passages else None
+            print(f"  false accept ({half}, gate {result.gate.score:.4f}): {question}")
+            if top is not None:
+                print(f"    top document {top.doc_id}: {top.title}")
+            print(f"    answer: {(result.answer or '')[:400]}")
 
 
 if __name__ == "__main__":
