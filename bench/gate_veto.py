@@ -23,12 +23,15 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from auto_calibration import scifact_items
 from bench_indexes import DATASETS, jsonl, pubmedqa_halves
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.metrics import roc_auc
+from lastword.gate.fit import fit_logistic
 from lastword.gate.signals import combined_score
 from lastword.gate.transfer import rare_cut
 from lastword.pipeline import Pipeline
@@ -160,6 +163,7 @@ def collect(args: argparse.Namespace) -> None:
 #: reference, so its automatic weak is the shipped one; SciFact's from ``auto_calibration.py``
 WEAK = {"pubmedqa": 0.775, "scifact": 0.898506}
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
 NAME = re.compile(r"[A-Za-z0-9][\w\-]*")
 POPULATION = {
     "mice": "mouse",
@@ -206,6 +210,21 @@ def looks_like_name(token: str) -> bool:
     return (has_alpha and has_digit) or any(c.isupper() for c in token[1:])
 
 
+def sentence_share(question: str, text: str, lexicon: tuple[int, dict[str, int]]) -> float:
+    """The IDF-weighted share of the question's terms that the text's best single sentence
+    holds (as ``present`` matches them): a claim stated in one sentence, or spread thin."""
+    total, counts = lexicon
+    asked = terms(question)
+    weights = {t: idf(counts, total, t) for t in asked}
+    whole = sum(weights.values()) or 1.0
+    best = 0.0
+    for sentence in SENTENCE.split(text):
+        held = terms(sentence)
+        stems = {stem(t) for t in held}
+        best = max(best, sum(w for t, w in weights.items() if present(t, held, stems)) / whole)
+    return best
+
+
 def absent(row: dict, lexicon: tuple[int, dict[str, int]]) -> dict[str, list[str]]:
     """The question's terms of each kind that the top document (title and text) lacks."""
     total, counts = lexicon
@@ -226,6 +245,7 @@ def absent(row: dict, lexicon: tuple[int, dict[str, int]]) -> dict[str, list[str
     claimed = {POPULATION[t] for t in asked if t in POPULATION}
     held = {POPULATION[t] for t in doc_terms if t in POPULATION}
     missing["population"] = sorted(claimed - held)
+    missing["sentence"] = [f"{sentence_share(row['question'], doc, lexicon):.4f}"]
     numbers = set(NUMBER.findall(doc))
     missing["number"] = sorted(set(NUMBER.findall(row["question"])) - numbers)
     return missing
@@ -239,6 +259,8 @@ VARIANTS = {
     "population absent": lambda m: len(m["population"]) >= 1,
     "name/code or population absent": lambda m: bool(m["name"] or m["population"]),
     "number absent": lambda m: len(m["number"]) >= 1,
+    "best sentence holds < 0.4": lambda m: float(m["sentence"][0]) < 0.4,
+    "best sentence holds < 0.5": lambda m: float(m["sentence"][0]) < 0.5,
 }
 
 
@@ -299,9 +321,53 @@ def report(args: argparse.Namespace) -> None:
                 print(f"        absent from it: {r['missing']}")
 
 
+SHIPPED_SIX = ("top", "coverage", "maxsim", "placed", "rare", "agreement")
+
+
+def refit(args: argparse.Namespace) -> None:
+    """``sentence`` (``sentence_share`` over the top document) as a seventh signal beside the
+    shipped hybrid six, refitted on PubMedQA dev; AUC on PubMedQA test and all 300 SciFact dev
+    claims (odd/even id), from stop 23's rankings and ``gate_transfer.py`` rows."""
+    rankings = json.loads(args.rankings.read_text())
+    signals = json.loads(args.transfer_rows.read_text())
+    claim_ids = {c["claim"]: int(c["id"]) for c in jsonl(DATASETS / "scifact" / "claims_dev.jsonl")}
+    data = {}
+    for name in ("pubmedqa dev", "pubmedqa test", "scifact dev"):
+        index = args.scifact if name.startswith("scifact") else args.pubmedqa
+        with LocalStore.open(index) as store:
+            lexicon = store.lexicon()
+            titles = {d.doc_id: d.title for d in store.documents()}
+            x, y, ids = [], [], []
+            for ranked, (features, answerable) in zip(rankings[name], signals[name], strict=True):
+                top = ranked["passages"][0]["doc"]
+                text = f"{titles.get(top, '')}. {store.document_text(top)}"
+                share = sentence_share(ranked["question"], text, lexicon)
+                x.append([features[f] for f in SHIPPED_SIX] + [share])
+                y.append(answerable)
+                ids.append(claim_ids.get(ranked["question"], 0))
+        data[name] = (np.array(x), np.array(y, dtype=bool), np.array(ids))
+    x_dev, y_dev, _ = data["pubmedqa dev"]
+    print("refitted on PubMedQA dev (logistic, gate/fit.py); ROC AUC answerable vs trap:")
+    for label, columns in (
+        ("shipped six, refitted", [0, 1, 2, 3, 4, 5]),
+        ("six + sentence", [0, 1, 2, 3, 4, 5, 6]),
+        ("sentence alone", [6]),
+    ):
+        intercept, weights = fit_logistic(x_dev[:, columns], y_dev.astype(float), 1e-3)
+        cells = []
+        for name, (x, y, ids) in data.items():
+            z = x[:, columns] @ weights + intercept
+            cells.append(f"{name} {roc_auc(list(z[y]), list(z[~y])):.4f}")
+            if name == "scifact dev":
+                for parity, mask in (("odd", ids % 2 == 1), ("even", ids % 2 == 0)):
+                    zm, ym = z[mask], y[mask]
+                    cells.append(f"{parity} {roc_auc(list(zm[ym]), list(zm[~ym])):.4f}")
+        print(f"  {label:22} " + "  ".join(cells) + f"  (weights {np.round(weights, 3).tolist()})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("collect", "reuse", "report"))
+    parser.add_argument("stage", choices=("collect", "reuse", "report", "refit"))
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--pubmedqa", type=Path)
     parser.add_argument("--scifact", type=Path)
@@ -323,6 +389,8 @@ def main() -> int:
         saved = json.loads(args.cache.read_text()) if args.cache.exists() else {}
         reuse(args, saved)
         args.cache.write_text(json.dumps(saved))
+    elif args.stage == "refit":
+        refit(args)
     else:
         report(args)
     return 0
