@@ -45,6 +45,8 @@ from lastword.store.local import LocalStore
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("LASTWORD_DATASETS", REPO.parent / "shared" / "datasets"))
+#: SciFact traps near or above the automatic weak threshold, read by hand against the top document
+READINGS = Path(__file__).resolve().parent / "data" / "scifact_readings.json"
 
 #: (question, documents to exclude, answerable, half)
 Item = tuple[str, tuple[str, ...], bool, str]
@@ -270,14 +272,33 @@ def end_to_end(args: argparse.Namespace, settings: Settings, embedder, auto_row:
             f"{deciders.get((half, False), {})}, answerable {deciders.get((half, True), {})}"
         )
     if args.show:
-        # Each false accept with what it was answered from, to be read: is that other document
-        # really about the question (a limit of the trap's labels) or a near miss?
-        for half, question, result in accepted:
-            top = result.passages[0] if result.passages else None
-            print(f"  false accept ({half}, gate {result.gate.score:.4f}): {question}")
-            if top is not None:
-                print(f"    top document {top.doc_id}: {top.title}")
-            print(f"    answer: {(result.answer or '')[:400]}")
+        show(accepted, args.corpus)
+
+
+def show(accepted: list[tuple[str, str, object]], corpus: str) -> None:
+    """Each false accept with what it was answered from, to be read: is that other document
+    really about the question (a limit of the trap's labels) or a near miss? SciFact's are
+    matched against the readings made by hand in ``data/scifact_readings.json``."""
+    readings = {}
+    if corpus == "scifact":
+        data = json.loads(READINGS.read_text(encoding="utf-8"))
+        readings = {r["claim"]: r for r in data["readings"] if r["set"] == "dev"}
+    tally: dict[tuple[str, str], int] = {}
+    for half, question, result in accepted:
+        top = result.passages[0] if result.passages else None
+        print(f"  false accept ({half}, gate {result.gate.score:.4f}): {question}")
+        reading = readings.get(question)
+        if reading and (top is None or reading["doc_id"] != top.doc_id):
+            reading = None  # read against another document: the ranking has changed since
+        if top is not None:
+            print(f"    top document {top.doc_id}: {top.title}")
+        print(f"    answer: {(result.answer or '')[:400]}")
+        if reading:
+            print(f'    read by hand: {reading["reading"]}: "{reading["quote"]}"')
+        kind = reading["reading"].split(":")[0] if reading else "not read"
+        tally[(half, kind)] = tally.get((half, kind), 0) + 1
+    if readings:
+        print(f"  read by hand ({READINGS.name}): {dict(sorted(tally.items()))}")
 
 
 if __name__ == "__main__":
