@@ -9,7 +9,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from gate_veto import absent, looks_like_name, present, sentence_share, stem
-
 from lastword.terms import terms
 
 READINGS = Path(__file__).resolve().parents[2] / "bench" / "data" / "scifact_readings.json"
