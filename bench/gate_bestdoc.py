@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from auto_calibration import scifact_items
+from auto_calibration import papers_items, scifact_items
 from gate_veto import WEAK, pubmedqa_set, scifact_train
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.metrics import roc_auc
@@ -73,9 +73,18 @@ def collect(args: argparse.Namespace) -> None:
     saved = json.loads(args.cache.read_text()) if args.cache.exists() else {}
     settings = Settings(gate=GateSettings(auto=False), retrieve={"mode": "hybrid"})
     embedder = MiniLMEmbedder()
-    for corpus, index in (("pubmedqa", args.pubmedqa), ("scifact", args.scifact)):
+    corpora = (("pubmedqa", args.pubmedqa), ("scifact", args.scifact), ("papers", args.papers))
+    for corpus, index in corpora:
+        if index is None:
+            continue
         with Pipeline(settings, LocalStore.open(index), embedder) as pipeline:
-            if corpus == "pubmedqa":
+            if corpus == "papers":
+                sets = {"papers": papers_items}
+                with Pipeline(
+                    Settings(retrieve={"mode": "hybrid"}), LocalStore.open(index), embedder
+                ) as auto:
+                    saved["papers weak"] = auto.thresholds.weak  # the index's automatic one
+            elif corpus == "pubmedqa":
                 sets = {f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)) for h in ("dev", "test")}
             else:
                 sets = {
@@ -104,9 +113,14 @@ def report(args: argparse.Namespace) -> None:
     for path in [args.cache, *args.more]:
         saved.update(json.loads(path.read_text()))
     print("best gate score over the first K documents; at each corpus's automatic weak")
+    weak_of = {**WEAK, "papers": saved.pop("papers weak", None)}
     for name, rows in saved.items():
         corpus = name.split()[0]
         groups = {name: rows}
+        if name == "papers":
+            groups = {
+                f"papers {h.upper()}": [r for r in rows if r["half"] == h] for h in ("dev", "test")
+            }
         if name == "scifact dev":
             groups = {
                 f"scifact {h.upper()}": [r for r in rows if r["half"] == h] for h in ("dev", "test")
@@ -117,7 +131,7 @@ def report(args: argparse.Namespace) -> None:
             for k in KS:
                 pos = [max(r["scores"][:k]) for r in group if r["answerable"]]
                 neg = [max(r["scores"][:k]) for r in group if not r["answerable"]]
-                weak = WEAK[corpus]
+                weak = weak_of[corpus]
                 fa = sum(s >= weak for s in neg)
                 kept = sum(s >= weak for s in pos)
                 cells.append(
@@ -133,6 +147,7 @@ def main() -> int:
     parser.add_argument("--more", type=Path, nargs="*", default=[])
     parser.add_argument("--pubmedqa", type=Path)
     parser.add_argument("--scifact", type=Path)
+    parser.add_argument("--papers", type=Path, help="a copy of the papers' index")
     parser.add_argument(
         "--sets",
         nargs="+",
