@@ -85,7 +85,10 @@ def collect(args: argparse.Namespace) -> None:
                 ) as auto:
                     saved["papers weak"] = auto.thresholds.weak  # the index's automatic one
             elif corpus == "pubmedqa":
-                sets = {f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)) for h in ("dev", "test")}
+                sets = {
+                    f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)[: 2 * args.limit])
+                    for h in ("dev", "test")
+                }
             else:
                 sets = {
                     "scifact train": lambda: scifact_train(pipeline.store),
@@ -95,15 +98,13 @@ def collect(args: argparse.Namespace) -> None:
                 if name in saved or name not in args.sets:
                     continue
                 started = time.perf_counter()
-                saved[name] = [
-                    {
-                        "question": question,
-                        "answerable": answerable,
-                        "half": half,
-                        "scores": per_document(pipeline, question, excluded),
-                    }
-                    for question, excluded, answerable, half in make()
-                ]
+                saved[name] = []
+                for question, excluded, answerable, half in make():
+                    scores = per_document(pipeline, question, excluded)
+                    row = {"question": question, "answerable": answerable, "half": half}
+                    saved[name].append({**row, "scores": scores})
+                    if len(saved[name]) % 100 == 0:
+                        print(f"  {name}: {len(saved[name])}", flush=True)
                 print(f"{name}: {len(saved[name])} asks in {time.perf_counter() - started:.0f}s")
                 args.cache.write_text(json.dumps(saved))
 
@@ -148,6 +149,9 @@ def main() -> int:
     parser.add_argument("--pubmedqa", type=Path)
     parser.add_argument("--scifact", type=Path)
     parser.add_argument("--papers", type=Path, help="a copy of the papers' index")
+    parser.add_argument(
+        "--limit", type=int, default=500, help="PubMedQA questions per half (sorted by id)"
+    )
     parser.add_argument(
         "--sets",
         nargs="+",
