@@ -140,6 +140,8 @@ def collect(args: argparse.Namespace) -> None:
     )
     embedder = MiniLMEmbedder()
     for corpus, index in (("pubmedqa", args.pubmedqa), ("scifact", args.scifact)):
+        if index is None:
+            continue
         with Pipeline(settings, LocalStore.open(index), embedder) as pipeline:
             if corpus == "pubmedqa":
                 sets = {f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)) for h in ("dev", "test")}
