@@ -77,8 +77,8 @@ def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str
 
 
 def test_default_list_count():
-    assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 100
-    assert ivfflat_lists(1_000_000) == 2000 and ivfflat_lists(4_000_000) == 4000
+    assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 150
+    assert ivfflat_lists(1_000_000) == 3000 and ivfflat_lists(4_000_000) == 6000
 
 
 def test_precision_half_and_full_find_the_same(postgres_dsn: str, postgres_schema: str):
