@@ -73,7 +73,7 @@ class StoreSettings(Section):
         0,
         ge=0,
         le=100_000,
-        description="pgvector ivfflat lists (0: about 2 x sqrt(rows), as the local IVF).",
+        description="pgvector ivfflat lists (0: about 3 x sqrt(rows)).",
     )
     pg_probes: int = Field(
         10, ge=1, le=100_000, description="pgvector ivfflat.probes: lists scanned per search."

@@ -77,8 +77,8 @@ def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str
 
 
 def test_default_list_count():
-    assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 100
-    assert ivfflat_lists(1_000_000) == 2000 and ivfflat_lists(4_000_000) == 4000
+    assert ivfflat_lists(0) == 1 and ivfflat_lists(2_500) == 150
+    assert ivfflat_lists(1_000_000) == 3000 and ivfflat_lists(4_000_000) == 6000
 
 
 def test_precision_half_and_full_find_the_same(postgres_dsn: str, postgres_schema: str):
@@ -126,3 +126,44 @@ def assert_search_is_its_ids_and_passages(reader: PostgresStore, queries) -> Non
             assert [h.passage for h in hits] == [by_id[pid] for pid in ids.tolist()]
             assert not {h.passage.doc_id for h in hits} & set(exclude)
             assert kinds is None or {h.passage.kind for h in hits} <= set(kinds)
+
+
+def test_iterative_scans_only_for_filtered_searches(postgres_dsn: str, postgres_schema: str):
+    """A search without a filter runs with iterative scans off (the lists first scanned hold
+    its k rows); a filtered one turns them on and still fills k from one probed list of four;
+    the connection's mode is set only when it changes."""
+    settings = StoreSettings(
+        backend="postgres",
+        dsn=postgres_dsn,
+        schema_name=postgres_schema,
+        pg_index="ivfflat",
+        pg_lists=4,
+        pg_probes=1,
+    )
+    with PostgresStore.open_for_write(postgres_dsn, INFO, settings) as store:
+        for d in range(10):
+            store.put_document(record(f"d{d}", 20), passages(d, 20), vectors(d, 20))
+        store.commit()
+        store.refresh_derived()
+    q = vectors(4, 20)[2]
+    with PostgresStore.open(postgres_dsn, settings) as reader:
+
+        def mode() -> str:
+            with reader._conn() as conn:
+                return conn.execute("SHOW ivfflat.iterative_scan").fetchone()[0]
+
+        assert mode() == "relaxed_order"  # as opened
+        with reader._conn() as conn:  # 200 rows: make the planner use the lists anyway
+            conn.execute("SET enable_seqscan = off")
+        hits = reader.search(q, 8)
+        assert len(hits) == 8 and hits[0].passage.doc_id == "d4" and mode() == "off"
+        assert reader.search_ids(q, 8)[0].tolist() == [h.passage.passage_id for h in hits]
+        # one kind of four (50 rows) in four lists: one list alone holds too few for 40
+        kinds = {hits[-1].passage.kind}
+        filtered = reader.search(q, 40, kinds=kinds)
+        assert len(filtered) == 40 and {h.passage.kind for h in filtered} == kinds
+        assert mode() == "relaxed_order"
+        excluded = reader.search(q, 8, exclude_doc_ids={"d4"})
+        assert len(excluded) == 8 and "d4" not in {h.passage.doc_id for h in excluded}
+        assert mode() == "relaxed_order"
+        assert reader.search(q, 8) == hits and mode() == "off"

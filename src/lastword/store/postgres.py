@@ -99,6 +99,8 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         self._lexicon: tuple[int, tuple[int, dict[str, int]]] | None = None
         self._embedder: EmbedderInfo | None = None
         self._hnsw_iterative = False
+        #: a reader connection's iterative-scan mode, by id(conn) (``PostgresSearch._nearest``)
+        self._scan_modes: dict[int, str] = {}
         #: "half" or "full": what the vector index holds (read from it; None: not read yet)
         self._precision: str | None = None
         self._prepare(connection)
@@ -171,6 +173,7 @@ class PostgresStore(PostgresExtras, PostgresSearch):
             conn.execute("SET hnsw.iterative_scan = relaxed_order")
             conn.execute("SET ivfflat.iterative_scan = relaxed_order")
             self._hnsw_iterative = True
+            self._scan_modes[id(conn)] = "relaxed_order"
         except _psycopg().Error:
             if not conn.autocommit:
                 conn.rollback()

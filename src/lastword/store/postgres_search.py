@@ -96,6 +96,11 @@ class PostgresSearch(HitsFromIds):
 
     def _fetch(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]: ...
 
+    def _conn(self) -> contextlib.AbstractContextManager[Any]: ...  # provided by PostgresStore
+
+    _hnsw_iterative: bool  # set by PostgresStore: pgvector 0.8+ (iterative scans)
+    _scan_modes: dict[int, str]  # set by PostgresStore: each reader connection's scan mode
+
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by PostgresStore
 
@@ -171,10 +176,25 @@ class PostgresSearch(HitsFromIds):
             sql = (
                 f"SELECT {_HIT_COLUMNS} FROM ({sql}) h JOIN {self._t('documents')} d USING (doc_id)"
             )
-        rows = self._fetch(sql, {"query": QueryVector(query), **params})
+        rows = self._fetch_nearest(sql, {"query": QueryVector(query), **params}, bool(params))
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[-1], row[0]))
         return rows
+
+    def _fetch_nearest(self, sql: str, params: dict[str, Any], filtered: bool) -> list[tuple]:
+        """Run a nearest-rows statement with iterative index scans (pgvector 0.8+) on only when
+        it filters: a filter can leave fewer than k rows in the lists or graph nodes first
+        scanned, so the scan goes on; without one the first scan holds them, and setting
+        up an iterative scan costs 0.3-0.8 ms of server CPU a search (docs/scale.md). A
+        reader's connection keeps its mode between searches, so the mode is only set when it
+        changes (a writer's stays on: a rolled-back transaction would undo the change)."""
+        mode = "relaxed_order" if filtered else "off"
+        with self._conn() as conn:
+            if self._hnsw_iterative and conn.autocommit and self._scan_modes.get(id(conn)) != mode:
+                conn.execute(f"SET hnsw.iterative_scan = {mode}")
+                conn.execute(f"SET ivfflat.iterative_scan = {mode}")
+                self._scan_modes[id(conn)] = mode
+            return conn.execute(sql, params).fetchall()
 
     def search_lexical_ids(
         self,
