@@ -1,0 +1,166 @@
+"""Benchmark: the store's hnswlib graph searched by faiss, over float32 rows or 8-bit codes.
+
+A 1M HNSW search is memory-bound: each distance reads a 1,536-byte float32 row at a random
+address. This bench converts a saved hnswlib graph (the store's ``hnsw-<gen>.bin``) into a
+faiss ``IndexHNSWFlat`` (the same rows, float32) and an ``IndexHNSWSQ`` (the same links, rows
+as 8-bit scalar codes, 384 bytes a row, trained on a sample) without building anything, then
+measures, question by question, interleaved:
+
+- hnswlib's own search (the shipped path's index call),
+- faiss's walk over the same graph with float32 rows (proof the conversion is right: same
+  recall at the same ef; and whether faiss's walk is itself faster),
+- faiss's walk over 8-bit codes, its candidates re-scored exactly against the matrix,
+
+each with wall time, thread CPU time and recall@8 against an exact top 8 over the matrix.
+
+    python bench/ann_sq8.py --store /tmp/s21/scale32/local-1000000 --work /tmp/s24/hnsw \
+        --questions /tmp/s18/scale1m/pubmedqa-minilm.npz --ef 64,96,128,192
+
+Numbers are from whatever machine runs it: every row prints the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lastword.store import graph_codes
+
+K = 8
+
+
+def exact_truth(matrix: np.ndarray, queries: np.ndarray, cache: Path) -> np.ndarray:
+    """Matrix rows of the exact top K for each query (cached: a 1M product takes a while)."""
+    if cache.is_file():
+        saved = np.load(cache)
+        if saved.shape == (len(queries), K):
+            return saved
+    top = []
+    for start in range(0, len(queries), 100):
+        scores = np.asarray(matrix) @ queries[start : start + 100].T
+        top.append(np.argpartition(-scores, K, axis=0)[:K].T)
+    truth = np.concatenate(top)
+    np.save(cache, truth)
+    return truth
+
+
+def timed(fn):
+    wall, cpu = time.perf_counter(), time.thread_time()
+    result = fn()
+    return result, time.perf_counter() - wall, time.thread_time() - cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", type=Path, required=True, help="A local store directory.")
+    parser.add_argument("--work", type=Path, required=True, help="Where converted indexes go.")
+    parser.add_argument("--questions", type=Path, required=True, help="npz with 'questions'.")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--ef", default="64,96,128,192", help="efSearch values.")
+    parser.add_argument("--candidates", type=int, default=64, help="Re-scored exactly (SQ8).")
+    parser.add_argument(
+        "--kinds", default="hnswlib,flat,sq8", help="Comma list: hnswlib,flat,sq8,sq8-bounded"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="Passes over the questions.")
+    args = parser.parse_args()
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    kinds = args.kinds.split(",")
+    graphs = sorted(args.store.glob("hnsw-*.bin"))
+    if not graphs:
+        print(f"no hnsw-*.bin in {args.store}", file=sys.stderr)
+        return 2
+    graph = graphs[-1]
+    gen = graph.stem.split("-")[1]
+    matrix = np.load(args.store / f"vectors-{gen}.npy", mmap_mode="r")
+    ids = np.load(args.store / f"ids-{gen}.npy")
+    queries = np.load(args.questions)["questions"][: args.queries].astype(np.float32)
+    args.work.mkdir(parents=True, exist_ok=True)
+    truth = exact_truth(matrix, queries, args.work / f"truth-{gen}-{len(queries)}.npy")
+    truth_ids = [set(ids[row].tolist()) for row in truth]
+    print(
+        f"graph {graph} ({graph.stat().st_size / 2**30:.2f} GiB), {len(ids):,} rows, "
+        f"{len(queries)} questions; faiss {faiss.__version__} ({faiss.get_compile_options()}); "
+        f"load {os.getloadavg()[0]:.1f} (2 shared cores: a busy machine)",
+        flush=True,
+    )
+    indexes = {}
+    for kind in ("flat", "sq8"):
+        if not any(k.startswith(kind) for k in kinds):
+            continue
+        cached = args.work / f"hnsw{kind}-{gen}.faiss"
+        if cached.is_file():
+            indexes[kind] = faiss.read_index(str(cached))
+            print(f"{kind}: read {cached}", flush=True)
+            continue
+        start = time.perf_counter()
+        cpu = time.process_time()
+        index = graph_codes.from_hnswlib(graph, codes=kind)
+        print(
+            f"{kind}: converted in {time.perf_counter() - start:.1f} s wall, "
+            f"{time.process_time() - cpu:.1f} s CPU",
+            flush=True,
+        )
+        faiss.write_index(index, str(cached))
+        indexes[kind] = index
+    hnsw = None
+    if "hnswlib" in kinds:
+        import hnswlib
+
+        hnsw = hnswlib.Index(space="ip", dim=matrix.shape[1])
+        hnsw.load_index(str(graph))
+        hnsw.set_num_threads(1)
+
+    def run(kind: str, ef: int, q: np.ndarray) -> np.ndarray:
+        """Passage ids of the top K for one question."""
+        if kind == "hnswlib":
+            hnsw.set_ef(ef)
+            labels, _ = hnsw.knn_query(q.reshape(1, -1), k=args.candidates)
+            labels = labels[0].astype(np.int64)
+        else:
+            index = indexes[kind.split("-")[0]]
+            labels = graph_codes.search(
+                index, q, args.candidates, ef, bounded=kind.endswith("bounded")
+            )
+        found = graph_codes.rescore_ids(labels, matrix, ids, q, K)
+        return found
+
+    # warm: one pass over every question with each index (pages of the graph, codes, matrix)
+    for kind in kinds:
+        for q in queries:
+            run(kind, 64, q)
+    print(f"warmed; load {os.getloadavg()[0]:.1f}", flush=True)
+    efs = [int(e) for e in args.ef.split(",")]
+    results: dict[tuple[str, int], dict[str, list[float]]] = {}
+    for _ in range(args.repeat):
+        for i, q in enumerate(queries):  # interleaved: every kind and ef on the same question
+            for ef in efs:
+                for kind in kinds:
+                    found, wall, cpu = timed(lambda kind=kind, ef=ef, q=q: run(kind, ef, q))
+                    row = results.setdefault((kind, ef), {"wall": [], "cpu": [], "recall": []})
+                    row["wall"].append(wall)
+                    row["cpu"].append(cpu)
+                    row["recall"].append(len(set(found.tolist()) & truth_ids[i]) / K)
+    print(
+        f"\n{len(queries)} questions x {args.repeat}, candidates {args.candidates} re-scored "
+        f"exactly; load {os.getloadavg()[0]:.1f} at the end (shared machine)"
+    )
+    print("| index | ef | p50 ms | thread CPU p50 ms | p99 ms | recall@8 |")
+    print("|---|---|---|---|---|---|")
+    for (kind, ef), row in sorted(results.items(), key=lambda item: (item[0][1], item[0][0])):
+        print(
+            f"| {kind} | {ef} | {np.median(row['wall']) * 1000:.3f} | "
+            f"{np.median(row['cpu']) * 1000:.3f} | {np.percentile(row['wall'], 99) * 1000:.2f} | "
+            f"{np.mean(row['recall']):.3f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
