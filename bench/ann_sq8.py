@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lastword.store import graph_codes
+from lastword.store import ann, graph_codes
 
 K = 8
 
@@ -64,7 +64,10 @@ def main() -> int:
     parser.add_argument("--ef", default="64,96,128,192", help="efSearch values.")
     parser.add_argument("--candidates", type=int, default=64, help="Re-scored exactly (SQ8).")
     parser.add_argument(
-        "--kinds", default="hnswlib,flat,sq8", help="Comma list: hnswlib,flat,sq8,sq8-bounded"
+        "--kinds",
+        default="hnswlib,flat,sq8,sq8-bounded",
+        help="Comma list: hnswlib, or faiss's row format (flat, fp16, sq8, sq6, sq4, pq48, pq96, "
+        "pq192) with -bounded for faiss's bounded queue",
     )
     parser.add_argument("--repeat", type=int, default=1, help="Passes over the questions.")
     args = parser.parse_args()
@@ -91,9 +94,7 @@ def main() -> int:
         flush=True,
     )
     indexes = {}
-    for kind in ("flat", "sq8"):
-        if not any(k.startswith(kind) for k in kinds):
-            continue
+    for kind in dict.fromkeys(k.split("-")[0] for k in kinds if k != "hnswlib"):
         cached = args.work / f"hnsw{kind}-{gen}.faiss"
         if cached.is_file():
             indexes[kind] = faiss.read_index(str(cached))
@@ -125,11 +126,11 @@ def main() -> int:
             labels = labels[0].astype(np.int64)
         else:
             index = indexes[kind.split("-")[0]]
-            labels = graph_codes.search(
-                index, q, args.candidates, ef, bounded=kind.endswith("bounded")
-            )
-        found = graph_codes.rescore_ids(labels, matrix, ids, q, K)
-        return found
+            graph = graph_codes.CodedGraph(index, ef)
+            bounded = kind.endswith("bounded")
+            labels = graph_codes.neighbours(graph, q, args.candidates, bounded=bounded)
+        found = ann.rescore(labels[labels >= 0], matrix, ids, q, K)
+        return np.empty(0, dtype=np.int64) if found is None else ids[found[0]]
 
     # warm: one pass over every question with each index (pages of the graph, codes, matrix)
     for kind in kinds:

@@ -152,6 +152,13 @@ class StoreSettings(Section):
         le=5000,
         description="Local HNSW: candidates fetched, filtered and re-scored exactly per search.",
     )
+    ann_codes: Literal["float32", "sq8"] = Field(
+        "float32",
+        description="Local HNSW: the rows the graph walk reads: float32 (hnswlib, the graph's "
+        "own copy) or sq8 (the same graph's links searched by faiss over 8-bit codes of the "
+        "rows, a quarter of the bytes; written beside the graph as hnswsq8-<gen>.faiss, "
+        "candidates re-scored exactly; needs the faiss extra).",
+    )
 
 
 EmbedderName = Literal["minilm", "voyage", "openai"]

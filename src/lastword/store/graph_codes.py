@@ -16,17 +16,23 @@ those lists, one block of [count, maxM links] per level above 0.
 
 from __future__ import annotations
 
+import functools
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from lastword.errors import ConfigError
+from lastword.store import ann
+from lastword.store.files import written_whole
 
 HEADER = struct.Struct("<QQQQQQiIQQQdQ")  # hnswlib's saveIndex fields, in order (96 bytes)
 #: rows sampled to train the 8-bit codes' per-dimension ranges
 TRAIN_SAMPLE = 100_000
-CODES = ("sq8", "fp16", "flat")
+#: faiss's row formats: float32, scalar codes (16, 8, 6 or 4 bits a dimension) or product codes
+SCALAR = {"fp16": "QT_fp16", "sq8": "QT_8bit", "sq6": "QT_6bit", "sq4": "QT_4bit"}
+CODES = ("flat", *SCALAR, "pq48", "pq96", "pq192")
 
 
 def _faiss():
@@ -121,9 +127,11 @@ def from_hnswlib(path: Path, *, codes: str = "sq8", seed: int = 0):
     metric = faiss.METRIC_INNER_PRODUCT
     if codes == "flat":
         inner = faiss.IndexHNSWFlat(dim, m, metric)
-    else:
-        kind = faiss.ScalarQuantizer.QT_8bit if codes == "sq8" else faiss.ScalarQuantizer.QT_fp16
+    elif codes in SCALAR:
+        kind = getattr(faiss.ScalarQuantizer, SCALAR[codes])
         inner = faiss.IndexHNSWSQ(dim, kind, m, metric)
+    else:
+        inner = faiss.IndexHNSWPQ(dim, int(codes[2:]), m, 8, metric)
     index = faiss.IndexIDMap(inner)  # made while empty, as faiss wants
     index.own_fields = True
     inner.this.disown()
@@ -174,25 +182,84 @@ def from_hnswlib(path: Path, *, codes: str = "sq8", seed: int = 0):
     return index
 
 
-_params: dict[tuple[int, bool], object] = {}
+def path(directory: Path, generation: int, codes: str) -> Path:
+    """The faiss index of generation ``generation``'s graph over rows held as ``codes``."""
+    return directory / f"hnsw{codes}-{generation}.faiss"
 
 
-def search(index, query: np.ndarray, n: int, ef: int, *, bounded: bool = True) -> np.ndarray:
-    """Labels of (about) the ``n`` nearest neighbours of ``query``; -1 where fewer were found."""
-    key = (ef, bounded)
-    params = _params.get(key)
-    if params is None:
-        faiss = _faiss()
-        params = _params[key] = faiss.SearchParametersHNSW(efSearch=ef, bounded_queue=bounded)
-    _, labels = index.search(query.reshape(1, -1), n, params=params)
+def refresh(directory: Path, generation: int, codes: str) -> bool:
+    """Write the faiss index of this generation's graph (``ann.graph_path``) unless it exists;
+    False when there is no graph to read. Written under a temporary name and renamed whole."""
+    target = path(directory, generation, codes)
+    if target.exists():
+        return True
+    graph = ann.graph_path(directory, generation)
+    if not graph.is_file():
+        return False
+    index = from_hnswlib(graph, codes=codes)
+    faiss = _faiss()
+    with written_whole(target) as tmp:
+        faiss.write_index(index, str(tmp))
+    return True
+
+
+class CodedGraph:
+    """A loaded faiss index of the graph, and the beam width its searches use."""
+
+    def __init__(self, index, ef_search: int):
+        self.index, self.ef = index, ef_search
+
+    @property
+    def ntotal(self) -> int:
+        return int(self.index.ntotal)
+
+
+def load(target: Path, passages: int, ef_search: int) -> CodedGraph | None:
+    """The index at ``target``, or None when it is missing, unreadable or holds fewer entries
+    than the corpus has passages (deleted passages stay in a graph: more is fine)."""
+    if not target.is_file():
+        return None
+    faiss = _faiss()
+    try:
+        index = faiss.read_index(str(target))
+    except RuntimeError:
+        return None
+    if index.ntotal < passages or not isinstance(index, faiss.IndexIDMap):
+        return None
+    faiss.omp_set_num_threads(1)  # one query on one core, as ivfpq.load explains
+    return CodedGraph(index, ef_search)
+
+
+def search(
+    graph: CodedGraph,
+    matrix: np.ndarray,
+    ids: np.ndarray,
+    query: np.ndarray,
+    k: int,
+    *,
+    candidates: int,
+    keep: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Matrix rows and exact scores of the best k among the walk's best ``candidates``, best
+    first; None when ``keep`` (or deletions) leaves fewer than k (search exactly then)."""
+    labels = neighbours(graph, query, max(candidates, k))
+    return ann.rescore(labels[labels >= 0], matrix, ids, query, k, keep)
+
+
+def neighbours(graph: CodedGraph, query: np.ndarray, n: int, *, bounded: bool = True):
+    """Labels of (about) the ``n`` nearest entries by code; -1 where fewer were found.
+
+    faiss's bounded queue (``SearchParametersHNSW.bounded_queue``, its default) measured
+    faster than the unbounded one at the same recall (docs/scale.md, stop 24)."""
+    n = min(n, graph.ntotal)
+    if n <= 0:
+        return np.empty(0, dtype=np.int64)
+    params = _search_parameters(max(graph.ef, n), bounded)
+    _, labels = graph.index.search(query.reshape(1, -1).astype(np.float32), n, params=params)
     return labels[0]
 
 
-def rescore_ids(
-    labels: np.ndarray, matrix: np.ndarray, ids: np.ndarray, query: np.ndarray, k: int
-) -> np.ndarray:
-    """Passage ids of the exact best k among ``labels`` (empty when fewer than k are live)."""
-    from lastword.store.ann import rescore
-
-    found = rescore(labels[labels >= 0], matrix, ids, query, k)
-    return np.empty(0, dtype=np.int64) if found is None else ids[found[0]]
+@functools.lru_cache(maxsize=16)
+def _search_parameters(ef: int, bounded: bool):
+    """faiss's search parameters, made once per beam width (threads share them read-only)."""
+    return _faiss().SearchParametersHNSW(efSearch=ef, bounded_queue=bounded)
