@@ -111,3 +111,13 @@ def test_not_an_hnswlib_graph(tmp_path: Path):
         graph_codes.from_hnswlib(tmp_path / "g.bin")
     with pytest.raises(ConfigError, match="unknown graph codes"):
         graph_codes.from_hnswlib(tmp_path / "g.bin", codes="sq3")
+
+
+def test_huge_pages_leave_the_memory_as_it_was():
+    """Asking for 2 MB pages is advice: the array keeps its values whether Linux collapses
+    its pages or not, and an array smaller than one huge page is not asked for."""
+    big = np.arange(3 * graph_codes.HUGE_PAGE // 8, dtype=np.int64)
+    copy = big.copy()
+    assert graph_codes.huge_pages(big) in (True, False)
+    assert np.array_equal(big, copy)
+    assert graph_codes.huge_pages(np.zeros(16, dtype=np.int64)) is False

@@ -16,8 +16,10 @@ those lists, one block of [count, maxM links] per level above 0.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import struct
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -227,7 +229,38 @@ def load(target: Path, passages: int, ef_search: int) -> CodedGraph | None:
     if index.ntotal < passages or not isinstance(index, faiss.IndexIDMap):
         return None
     faiss.omp_set_num_threads(1)  # one query on one core, as ivfpq.load explains
+    inner = faiss.downcast_index(index.index)
+    storage = faiss.downcast_index(inner.storage)
+    for vector in (storage.codes, inner.hnsw.neighbors, inner.hnsw.offsets):
+        if vector.size():
+            huge_pages(faiss.rev_swig_ptr(vector.data(), vector.size()))
     return CodedGraph(index, ef_search)
+
+
+#: Linux madvise advice: back with 2 MB pages from now on / collapse the pages there now
+MADV_HUGEPAGE, MADV_COLLAPSE = 14, 25
+HUGE_PAGE = 2 << 20
+
+
+def huge_pages(array: np.ndarray) -> bool:
+    """Ask Linux to back ``array``'s memory with 2 MB pages (best effort; False if refused).
+
+    A walk reads rows and link lists at random addresses across hundreds of MB: with 4 KB
+    pages nearly every read also misses the TLB. Measured at 1M (8-bit codes, ef 128, load
+    ~8): 1.21 ms thread CPU a search with 4 KB pages, 0.85 ms with 2 MB (docs/scale.md,
+    stop 24). Collapsing (Linux 6.1+) takes a few seconds per GB, once per loaded index."""
+    start = array.ctypes.data
+    first = -(-start // HUGE_PAGE) * HUGE_PAGE
+    last = (start + array.nbytes) // HUGE_PAGE * HUGE_PAGE
+    if last <= first or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    except (OSError, AttributeError):
+        return False
+    libc.madvise(first, last - first, MADV_HUGEPAGE)
+    return libc.madvise(first, last - first, MADV_COLLAPSE) == 0
 
 
 def search(
