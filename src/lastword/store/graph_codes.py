@@ -229,12 +229,18 @@ def load(target: Path, passages: int, ef_search: int) -> CodedGraph | None:
     if index.ntotal < passages or not isinstance(index, faiss.IndexIDMap):
         return None
     faiss.omp_set_num_threads(1)  # one query on one core, as ivfpq.load explains
+    on_huge_pages(index)
+    return CodedGraph(index, ef_search)
+
+
+def on_huge_pages(index) -> None:
+    """Ask for 2 MB pages under what a walk reads at random: rows, link lists, their offsets."""
+    faiss = _faiss()
     inner = faiss.downcast_index(index.index)
     storage = faiss.downcast_index(inner.storage)
     for vector in (storage.codes, inner.hnsw.neighbors, inner.hnsw.offsets):
         if vector.size():
             huge_pages(faiss.rev_swig_ptr(vector.data(), vector.size()))
-    return CodedGraph(index, ef_search)
 
 
 #: Linux madvise advice: back with 2 MB pages from now on / collapse the pages there now
