@@ -76,6 +76,12 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True, help="Where converted indexes go.")
     parser.add_argument("--questions", type=Path, required=True, help="npz with 'questions'.")
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="First question used (0: the 300 tuned on; 300: held-out questions 300-599).",
+    )
     parser.add_argument("--ef", default="64,96,128,192", help="efSearch values.")
     parser.add_argument("--candidates", type=int, default=64, help="Re-scored exactly (SQ8).")
     parser.add_argument(
@@ -104,13 +110,16 @@ def main() -> int:
     gen = graph.stem.split("-")[1]
     matrix = np.load(args.store / f"vectors-{gen}.npy", mmap_mode="r")
     ids = np.load(args.store / f"ids-{gen}.npy")
-    queries = np.load(args.questions)["questions"][: args.queries].astype(np.float32)
+    chosen = slice(args.first, args.first + args.queries)
+    queries = np.load(args.questions)["questions"][chosen].astype(np.float32)
     args.work.mkdir(parents=True, exist_ok=True)
-    truth = exact_truth(matrix, queries, args.work / f"truth-{gen}-{len(queries)}.npy")
+    cache = args.work / f"truth-{gen}-{args.first}-{len(queries)}.npy"
+    truth = exact_truth(matrix, queries, cache)
     truth_ids = [set(ids[row].tolist()) for row in truth]
     print(
         f"graph {graph} ({graph.stat().st_size / 2**30:.2f} GiB), {len(ids):,} rows, "
-        f"{len(queries)} questions; GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')!r}; "
+        f"questions {args.first}-{args.first + len(queries) - 1}; "
+        f"GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')!r}; "
         f"faiss {faiss.__version__} ({faiss.get_compile_options()}); "
         f"load {os.getloadavg()[0]:.1f} (2 shared cores: a busy machine)",
         flush=True,
