@@ -241,7 +241,7 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
             ("ids", "ids-*.npy"),
             ("lexicon", "lexicon-*.json"),
             ("HNSW graph", "hnsw-*.bin"),
-            ("HNSW 8-bit codes", "hnswsq8-*.faiss"),
+            ("HNSW codes", "hnswsq?-*.faiss"),
             ("IVF lists", "ivf-*.np?"),
             ("IVF-PQ codes", "ivfpq-*.faiss"),
         )
@@ -522,9 +522,9 @@ def main() -> int:
     )
     parser.add_argument(
         "--ann-codes",
-        choices=("float32", "sq8"),
+        choices=("float32", "sq8", "sq4"),
         help="Local HNSW [store] ann_codes: the graph walked by hnswlib over float32 rows, or by "
-        "faiss over 8-bit codes (converted from the existing graph, not built again).",
+        "faiss over 8- or 4-bit codes (converted from the existing graph, not built again).",
     )
     parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
     parser.add_argument(

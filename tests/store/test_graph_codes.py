@@ -47,12 +47,15 @@ def test_the_graph_read_from_hnswlib_is_the_same_graph(tmp_path: Path):
     assert int(labels[11]) not in found.tolist() and -1 in found.tolist()
 
 
-def test_codes_written_beside_the_graph_and_searched(tmp_path: Path):
-    build(tmp_path, 300, settings=SQ8)  # 3,000 passages
-    assert sorted(p.name for p in tmp_path.glob("hnsw*")) == ["hnsw-1.bin", "hnswsq8-1.faiss"]
+@pytest.mark.parametrize("codes", ["sq8", "sq4"])
+def test_codes_written_beside_the_graph_and_searched(tmp_path: Path, codes: str):
+    settings = SQ8.model_copy(update={"ann_codes": codes})
+    build(tmp_path, 300, settings=settings)  # 3,000 passages
+    names = sorted(p.name for p in tmp_path.glob("hnsw*"))
+    assert names == ["hnsw-1.bin", f"hnsw{codes}-1.faiss"]
     assert not list(tmp_path.glob(".tmp-*"))
     queries = clustered(99, 100)
-    with LocalStore.open(tmp_path, EXACT) as exact, LocalStore.open(tmp_path, SQ8) as approx:
+    with LocalStore.open(tmp_path, EXACT) as exact, LocalStore.open(tmp_path, settings) as approx:
         truth = top_ids(exact, queries)
         assert recall(top_ids(approx, queries), truth) >= 0.98
         assert isinstance(approx._graph, graph_codes.CodedGraph)

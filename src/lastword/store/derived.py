@@ -4,8 +4,8 @@
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
-    DIR/hnswsq8-<gen>.faiss the same graph's links over 8-bit codes of the rows, searched by faiss
-                            ([store] ann_codes = "sq8"): store/graph_codes.py
+    DIR/hnswsq8-<gen>.faiss the same graph's links over 8-bit (or hnswsq4: 4-bit) codes of the
+                            rows, searched by faiss ([store] ann_codes): store/graph_codes.py
     DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
     DIR/ivfpq-<gen>.faiss   or inverted lists of 4-bit codes ([store] ann = "ivfpq"): store/ivfpq.py
     DIR/postings-<gen>.npz  the lexical index's postings for BM25 in memory (store/bm25.py),
@@ -35,9 +35,10 @@ from lastword.store import ann, bm25, check, graph_codes, ivf, ivfpq
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.terms import terms
 
-#: the derived files' suffixes and name prefixes (older generations' are removed)
+#: the derived files' suffixes and name prefixes (older generations' are removed; "hnsw":
+#: the graph and its codes)
 _SUFFIXES = (".npy", ".npz", ".json", ".bin", ".faiss")
-_PREFIXES = ("vectors-", "ids-", "lexicon-", "hnsw-", "hnswsq8-", "ivf-", "ivfpq-", "postings-")
+_PREFIXES = ("vectors-", "ids-", "lexicon-", "hnsw", "ivf-", "ivfpq-", "postings-")
 
 
 class DerivedFiles:
