@@ -15,6 +15,9 @@ each with wall time, thread CPU time and recall@8 against an exact top 8 over th
 
     python bench/ann_sq8.py --store /tmp/s21/scale32/local-1000000 --work /tmp/s24/hnsw \
         --questions /tmp/s18/scale1m/pubmedqa-minilm.npz --ef 64,96,128,192
+    python bench/ann_sq8.py --store /tmp/s24/hnsw/cache/local-1000000 --work /tmp/s24/hnsw \
+        --questions /tmp/s18/scale1m/pubmedqa-minilm.npz --ef 128,144,160 \
+        --kinds store-float32,store-sq8,store-sq4      # Store.search, the three side by side
 
 Numbers are from whatever machine runs it: every row prints the load average.
 """
@@ -64,6 +67,27 @@ def convert(graph: Path, kind: str, cached: Path):
     return index
 
 
+def open_stores(directory: Path, kinds: list[str], candidates: int) -> dict:
+    """``store-<codes>`` kinds: the store at ``directory`` read with ``[store] ann_codes``
+    ``<codes>``, searched through ``Store.search`` (its graph or codes written by a writer)."""
+    from lastword.settings import StoreSettings
+    from lastword.store.local import LocalStore
+
+    stores = {}
+    for kind in kinds:
+        codes = kind.removeprefix("store-")
+        settings = StoreSettings(ann_codes=codes, ann_candidates=candidates)
+        store = LocalStore.open(directory, settings)
+        store.search(np.ones(store.embedder.dim, dtype=np.float32) / 20, K)  # loads the graph
+        if (codes == "float32") == isinstance(store._graph, graph_codes.CodedGraph):
+            raise SystemExit(
+                f"{directory} has no {codes} codes for its generation: write them first "
+                f"(bench/store_scale.py --cache ... --ann-codes {codes})"
+            )
+        stores[kind] = store
+    return stores
+
+
 def timed(fn):
     wall, cpu = time.perf_counter(), time.thread_time()
     result = fn()
@@ -88,7 +112,8 @@ def main() -> int:
         "--kinds",
         default="hnswlib,flat,sq8,sq8-bounded",
         help="Comma list: hnswlib, or faiss's row format (flat, fp16, sq8, sq6, sq4, pq48, pq96, "
-        "pq192) with -bounded for faiss's bounded queue",
+        "pq192) with -bounded for faiss's bounded queue, or store-float32 / store-sq8 / "
+        "store-sq4: Store.search on the --store read with that [store] ann_codes",
     )
     parser.add_argument(
         "--small-pages",
@@ -125,7 +150,8 @@ def main() -> int:
         flush=True,
     )
     indexes = {}
-    for kind in dict.fromkeys(k.split("-")[0] for k in kinds if k != "hnswlib"):
+    stores = open_stores(args.store, [k for k in kinds if k.startswith("store-")], args.candidates)
+    for kind in dict.fromkeys(k.split("-")[0] for k in kinds if k != "hnswlib" and k not in stores):
         cached = args.work / f"hnsw{kind}-{gen}.faiss"
         if cached.is_file():
             indexes[kind] = faiss.read_index(str(cached))
@@ -146,6 +172,13 @@ def main() -> int:
 
     def run(kind: str, ef: int, q: np.ndarray) -> np.ndarray:
         """Passage ids of the top K for one question."""
+        if kind in stores:
+            store = stores[kind]
+            if isinstance(store._graph, graph_codes.CodedGraph):
+                store._graph.ef = ef
+            else:
+                store._graph.set_ef(ef)
+            return np.array([h.passage.passage_id for h in store.search(q, K)])
         if kind == "hnswlib":
             hnsw.set_ef(ef)
             labels, _ = hnsw.knn_query(q.reshape(1, -1), k=args.candidates)
