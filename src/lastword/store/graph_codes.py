@@ -1,12 +1,17 @@
-"""The store's hnswlib graph as a faiss HNSW index: the same links, rows held as 8-bit codes.
+"""The store's hnswlib graph as a faiss HNSW index: the same links, rows held as 8- or 4-bit codes.
 
-A search through a 1M graph is memory-bound: every distance reads a row at a random address,
-1,536 bytes in float32 at 384 dimensions. faiss's ``IndexHNSWSQ`` walks an HNSW graph whose
-rows are 8-bit scalar codes (384 bytes a row), so the same walk reads a quarter of the bytes.
-Nothing is built again: the links are copied from hnswlib's saved graph (``hnsw-<gen>.bin``)
-into faiss's ``HNSW`` arrays, and the rows (hnswlib keeps its own float32 copy of each) are
-encoded with codes trained on a sample. The codes only choose candidates; the caller re-scores
-them exactly against the matrix.
+    DIR/hnswsq8-<gen>.faiss   (or hnswsq4-) the graph hnsw-<gen>.bin, its rows as codes;
+                              its ids are passage ids, -1 for entries hnswlib marked deleted
+
+A search through a 1M graph reads rows and link lists at random addresses: 1,536 bytes a row
+in float32 at 384 dimensions. faiss's ``IndexHNSWSQ`` walks an HNSW graph whose rows are
+scalar codes (384 bytes a row at 8 bits, 192 at 4). Nothing is built again: the links are
+copied from hnswlib's saved graph into faiss's ``HNSW`` arrays, and the rows (hnswlib keeps
+its own float32 copy of each) are encoded with codes trained on a sample. The codes only
+choose candidates; the caller re-scores them exactly against the matrix. A reader puts the
+codes and links on 2 MB pages (``huge_pages``). Measured at 1M (docs/scale.md, stop 24):
+about a quarter less CPU a search than hnswlib at the same recall, most of it from faiss's
+walk and the 2 MB pages, ~10% from the smaller rows.
 
 hnswlib's file (``hnswalg.h``, ``saveIndex``): a 96-byte header, then per element a level-0
 block of [link count (uint16) and flags, maxM0 links (uint32), the vector (float32 x dim),
@@ -43,7 +48,7 @@ def _faiss():
     except ImportError:
         raise ConfigError(
             "[store] ann_codes needs faiss: pip install 'lastword[faiss]' "
-            '(or set ann_codes = "hnswlib")'
+            '(or set ann_codes = "float32")'
         ) from None
     return faiss
 
