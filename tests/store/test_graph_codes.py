@@ -114,28 +114,3 @@ def test_not_an_hnswlib_graph(tmp_path: Path):
         graph_codes.from_hnswlib(tmp_path / "g.bin")
     with pytest.raises(ConfigError, match="unknown graph codes"):
         graph_codes.from_hnswlib(tmp_path / "g.bin", codes="sq3")
-
-
-def test_huge_pages_leave_the_memory_as_it_was():
-    """Asking for 2 MB pages is advice: the array keeps its values whether Linux collapses
-    its pages or not, and an array smaller than one huge page is not asked for."""
-    big = np.arange(3 * graph_codes.HUGE_PAGE // 8, dtype=np.int64)
-    copy = big.copy()
-    if graph_codes.huge_pages(big):  # collapsed: the aligned part now holds 2 MB pages
-        aligned = -(-big.ctypes.data // graph_codes.HUGE_PAGE) * graph_codes.HUGE_PAGE
-        assert huge_kb(aligned) >= 2048
-    assert np.array_equal(big, copy)
-    assert graph_codes.huge_pages(np.zeros(16, dtype=np.int64)) is False
-
-
-def huge_kb(address: int) -> int:
-    """AnonHugePages (kB) of this process's mapping that holds ``address``."""
-    inside = False
-    for line in Path("/proc/self/smaps").read_text().splitlines():
-        head = line.split()[0]
-        if "-" in head and ":" not in head:
-            low, high = (int(x, 16) for x in head.split("-"))
-            inside = low <= address < high
-        elif inside and head == "AnonHugePages:":
-            return int(line.split()[1])
-    return 0

@@ -9,7 +9,7 @@ scalar codes (384 bytes a row at 8 bits, 192 at 4). Nothing is built again: the 
 copied from hnswlib's saved graph into faiss's ``HNSW`` arrays, and the rows (hnswlib keeps
 its own float32 copy of each) are encoded with codes trained on a sample. The codes only
 choose candidates; the caller re-scores them exactly against the matrix. A reader puts the
-codes and links on 2 MB pages (``huge_pages``). Measured at 1M (docs/scale.md, stop 24):
+codes and links on 2 MB pages (``store/pages.py``). Measured at 1M (docs/scale.md, stop 24):
 about a quarter less CPU a search than hnswlib at the same recall, most of it from faiss's
 walk and the 2 MB pages, ~10% from the smaller rows.
 
@@ -21,17 +21,15 @@ those lists, one block of [count, maxM links] per level above 0.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import struct
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from lastword.errors import ConfigError
-from lastword.store import ann
+from lastword.store import ann, pages
 from lastword.store.files import written_whole
 
 HEADER = struct.Struct("<QQQQQQiIQQQdQ")  # hnswlib's saveIndex fields, in order (96 bytes)
@@ -245,33 +243,7 @@ def on_huge_pages(index) -> None:
     storage = faiss.downcast_index(inner.storage)
     for vector in (storage.codes, inner.hnsw.neighbors, inner.hnsw.offsets):
         if vector.size():
-            huge_pages(faiss.rev_swig_ptr(vector.data(), vector.size()))
-
-
-#: Linux madvise advice: back with 2 MB pages from now on / collapse the pages there now
-MADV_HUGEPAGE, MADV_COLLAPSE = 14, 25
-HUGE_PAGE = 2 << 20
-
-
-def huge_pages(array: np.ndarray) -> bool:
-    """Ask Linux to back ``array``'s memory with 2 MB pages (best effort; False if refused).
-
-    A walk reads rows and link lists at random addresses across hundreds of MB: with 4 KB
-    pages nearly every read also misses the TLB. Measured at 1M (8-bit codes, ef 128, load
-    ~8): 1.21 ms thread CPU a search with 4 KB pages, 0.85 ms with 2 MB (docs/scale.md,
-    stop 24). Collapsing (Linux 6.1+) takes a few seconds per GB, once per loaded index."""
-    start = array.ctypes.data
-    first = -(-start // HUGE_PAGE) * HUGE_PAGE
-    last = (start + array.nbytes) // HUGE_PAGE * HUGE_PAGE
-    if last <= first or not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    except (OSError, AttributeError):
-        return False
-    libc.madvise(first, last - first, MADV_HUGEPAGE)
-    return libc.madvise(first, last - first, MADV_COLLAPSE) == 0
+            pages.huge_pages(faiss.rev_swig_ptr(vector.data(), vector.size()))
 
 
 def search(
