@@ -10,8 +10,8 @@ copied from hnswlib's saved graph into faiss's ``HNSW`` arrays, and the rows (hn
 its own float32 copy of each) are encoded with codes trained on a sample. The codes only
 choose candidates; the caller re-scores them exactly against the matrix. A reader puts the
 codes and links on 2 MB pages (``store/pages.py``). Measured at 1M (docs/scale.md, stop 24):
-about a quarter less CPU a search than hnswlib at the same recall, most of it from faiss's
-walk and the 2 MB pages, ~10% from the smaller rows.
+15-20% less CPU a search than hnswlib's walk on the same 2 MB pages at the same recall, and a
+quarter of the memory (sq4).
 
 hnswlib's file (``hnswalg.h``, ``saveIndex``): a 96-byte header, then per element a level-0
 block of [link count (uint16) and flags, maxM0 links (uint32), the vector (float32 x dim),
