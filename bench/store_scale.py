@@ -17,6 +17,8 @@ kept in --cache and reused by the next run of the same size.
         --pg-index ivfflat --pg-probes 5,10,20          # inverted lists, local and pgvector
     python bench/store_scale.py --ann-kind ivfpq --ivfpq 64:128,128:256 --pg-size 0
                                                     # inverted lists of 4-bit codes (faiss)
+    python bench/store_scale.py --ann-codes sq8 --ann 128:64,160:64 --pg-size 0
+                                                    # the graph over 8-bit codes (faiss)
 
 Every row prints the load average when it was measured, and each backend its build time and
 its size on disk and in memory.
@@ -239,6 +241,7 @@ def build_local(cache: Path, real, size: int, settings: StoreSettings) -> Path:
             ("ids", "ids-*.npy"),
             ("lexicon", "lexicon-*.json"),
             ("HNSW graph", "hnsw-*.bin"),
+            ("HNSW codes", "hnswsq?-*.faiss"),
             ("IVF lists", "ivf-*.np?"),
             ("IVF-PQ codes", "ivfpq-*.faiss"),
         )
@@ -517,6 +520,12 @@ def main() -> int:
         help="An already running PostgreSQL with pgvector to use (left running), instead of "
         "the bench's own server in --cache/postgres.",
     )
+    parser.add_argument(
+        "--ann-codes",
+        choices=("float32", "sq8", "sq4"),
+        help="Local HNSW [store] ann_codes: the graph walked by hnswlib over float32 rows, or by "
+        "faiss over 8- or 4-bit codes (converted from the existing graph, not built again).",
+    )
     parser.add_argument("--ann-m", type=int, help="Local HNSW M at build ([store] ann_m).")
     parser.add_argument(
         "--ann-ef-construction", type=int, help="Local HNSW ef_construction at build."
@@ -555,6 +564,7 @@ def main() -> int:
         "pg_index": args.pg_index,
         "pg_lists": args.pg_lists,
         "ann_m": args.ann_m,
+        "ann_codes": args.ann_codes,
         "ann_ef_construction": args.ann_ef_construction,
         "pg_m": args.pg_m,
         "pg_ef_construction": args.pg_ef_construction,

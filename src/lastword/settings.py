@@ -152,6 +152,13 @@ class StoreSettings(Section):
         le=5000,
         description="Local HNSW: candidates fetched, filtered and re-scored exactly per search.",
     )
+    ann_codes: Literal["float32", "sq8", "sq4"] = Field(
+        "float32",
+        description="Local HNSW: the rows the graph walk reads: float32 (hnswlib, the graph's "
+        "own copy) or sq8 / sq4 (the same graph's links searched by faiss over 8- or 4-bit "
+        "codes of the rows, on 2 MB pages; written beside the graph as hnsw<codes>-<gen>.faiss, "
+        "candidates re-scored exactly; needs the faiss extra).",
+    )
 
 
 EmbedderName = Literal["minilm", "voyage", "openai"]

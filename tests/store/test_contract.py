@@ -33,6 +33,18 @@ class TestLocalStoreApproximate(StoreContract):
         return Where(settings, tmp_path / "index")
 
 
+class TestLocalStoreApproximateCodes(StoreContract):
+    """The same contract with the graph searched by faiss over 8-bit codes of its rows."""
+
+    @pytest.fixture
+    def where(self, tmp_path: Path) -> Where:
+        pytest.importorskip("faiss")
+        settings = StoreSettings(
+            ann_min_passages=1, ann_candidates=16, ann_ef_search=32, ann_codes="sq8"
+        )
+        return Where(settings, tmp_path / "index")
+
+
 class TestLocalStoreInt8(StoreContract):
     """The same contract with the int8 first pass on from the first passage (store/int8.py):
     results must equal brute force, the pass proving its pool or the whole product answering."""

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from lastword.errors import ConfigError
+from lastword.store import pages
 from lastword.store.files import newest_below, written_whole
 
 GRAPH_PATTERN = re.compile(r"^hnsw-(\d+)\.bin$")
@@ -101,10 +102,12 @@ def load_graph(path: Path, dim: int, ef_search: int):
     if not path.is_file():
         return None
     graph = hnswlib.Index(space="ip", dim=dim)
+    before = pages.anonymous_mappings()
     try:
         graph.load_index(str(path))
     except RuntimeError:
         return None
+    pages.new_mappings_on_huge_pages(before)  # its rows and links, read at random
     graph.set_ef(ef_search)
     graph.set_num_threads(1)
     return graph

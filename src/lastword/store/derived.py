@@ -4,6 +4,8 @@
     DIR/ids-<gen>.npy       the passage id of each matrix row (ascending)
     DIR/lexicon-<gen>.json  passage frequency of every term (IDF for the gate's lexical signal)
     DIR/hnsw-<gen>.bin      an HNSW graph over the matrix, from [store] ann_min_passages on
+    DIR/hnswsq8-<gen>.faiss the same graph's links over 8-bit (or hnswsq4: 4-bit) codes of the
+                            rows, searched by faiss ([store] ann_codes): store/graph_codes.py
     DIR/ivf-<gen>.np[yz]    or inverted lists ([store] ann = "ivf"): store/ivf.py
     DIR/ivfpq-<gen>.faiss   or inverted lists of 4-bit codes ([store] ann = "ivfpq"): store/ivfpq.py
     DIR/postings-<gen>.npz  the lexical index's postings for BM25 in memory (store/bm25.py),
@@ -29,13 +31,14 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.settings import StoreSettings
-from lastword.store import ann, bm25, check, ivf, ivfpq
+from lastword.store import ann, bm25, check, graph_codes, ivf, ivfpq
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
 from lastword.terms import terms
 
-#: the derived files' suffixes and name prefixes (older generations' are removed)
+#: the derived files' suffixes and name prefixes (older generations' are removed; "hnsw":
+#: the graph and its codes)
 _SUFFIXES = (".npy", ".npz", ".json", ".bin", ".faiss")
-_PREFIXES = ("vectors-", "ids-", "lexicon-", "hnsw-", "ivf-", "ivfpq-", "postings-")
+_PREFIXES = ("vectors-", "ids-", "lexicon-", "hnsw", "ivf-", "ivfpq-", "postings-")
 
 
 class DerivedFiles:
@@ -137,8 +140,15 @@ class DerivedFiles:
                 fsync_directory(self.directory)
             return
         path = ann.graph_path(self.directory, generation)
-        if path.exists():
-            return
+        if not path.exists():
+            self._build_graph(generation, vectors_path, ids, path)
+        if self.settings.ann_codes != "float32":
+            codes = self.settings.ann_codes
+            if not graph_codes.path(self.directory, generation, codes).exists():
+                graph_codes.refresh(self.directory, generation, codes)
+                fsync_directory(self.directory)
+
+    def _build_graph(self, generation: int, vectors_path: Path, ids: np.ndarray, path: Path):
         matrix = np.load(vectors_path, mmap_mode="r")
         previous = None
         found = ann.previous_graph(self.directory, generation)
@@ -258,6 +268,16 @@ class DerivedFiles:
                 candidates=self.settings.ivfpq_candidates * (4 if filtered else 1),
                 keep=keep if filtered else None,
             )
+        if isinstance(graph, graph_codes.CodedGraph):
+            return graph_codes.search(
+                graph,
+                matrix,
+                ids,
+                query,
+                k,
+                candidates=self.settings.ann_candidates * (4 if filtered else 1),
+                keep=keep if filtered else None,
+            )
         if isinstance(graph, ivf.Lists):
             return ivf.search(
                 graph,
@@ -288,8 +308,14 @@ class DerivedFiles:
             elif self.settings.ann == "ivfpq":
                 self._graph = ivfpq.load(ivfpq.path(self.directory, generation), passages)
             else:
-                path = ann.graph_path(self.directory, generation)
-                self._graph = ann.load_graph(path, dim, self.settings.ann_ef_search)
+                self._graph = None
+                ef = self.settings.ann_ef_search
+                if self.settings.ann_codes != "float32":  # none yet: the float32 graph
+                    path = graph_codes.path(self.directory, generation, self.settings.ann_codes)
+                    self._graph = graph_codes.load(path, passages, ef)
+                if self._graph is None:
+                    path = ann.graph_path(self.directory, generation)
+                    self._graph = ann.load_graph(path, dim, ef)
             self._graph_generation = generation
         return self._graph
 
