@@ -180,12 +180,32 @@ def _first_plural(words: list[str]) -> int | None:
     return None
 
 
+_VERB_AFTER = re.compile(r"\s*(?:were|was|had|have|has|are|is|did|\w+ed)\b", re.I)
+
+
+def _before(before: str, rest: str) -> list[str]:
+    """What a count followed by its verb counts ("Of the adenovirus-positive children, 9
+    needed ..."): the words of its clause before it, or ``ELIDED`` when none."""
+    if not _VERB_AFTER.match(rest):
+        return []
+    clause = re.split(r"[;:.()]", before)[-1]
+    found = [stem(w) for w in _WINDOW_WORDS.findall(clause)[-4:] if w.lower() not in STOP]
+    return [*found, ELIDED]
+
+
 def _window(words: str) -> list[str]:
     """The stems of the words a count names (up to five, to the next punctuation or a
     preposition other than "of"). A count whose noun is left out ("seven from the rural
     hospital") names ``ELIDED``: the words after the preposition are where, not what."""
     cut = _STOP_AT.search(words)
     found = re.findall(r"[\w\-']+", words[: cut.start()] if cut else words)[:5]
+    if (
+        found
+        and _VERB_AFTER.fullmatch(found[0])
+        and found[0].lower() not in STOP
+        and _first_plural([w.lower() for w in found[1:2]]) is None  # "12 infected children"
+    ):
+        return []  # "9 needed intensive care": the thing counted is before (``_before``)
     out = []
     for i, word in enumerate(found):
         if word.lower() in _PREPOSITIONS:
@@ -242,7 +262,7 @@ def counted(text: str) -> list[tuple[str, list[str]]]:
             rest = rest[bracket.end() :]
         if TIMES_AFTER.match(rest):  # "three times higher": a factor
             continue
-        out.append((value.replace(",", ""), _window(rest)))
+        out.append((value.replace(",", ""), _window(rest) or _before(before, rest)))
     return out
 
 
