@@ -48,7 +48,10 @@ For a question that asks several things, a follower's new number counts only in 
 that also states a question term the opening does not (``UNCOVERED_SPECIFIC``: "men, n = 12"
 restates the answered part). An age, a length, a percentage or a measured amount asked
 (``TYPED``) must be stated by a number of that kind ("100 bp ... DNA ladder" is a size standard,
-"two herbal plants" no concentration). ``admits_weak`` is the gate's weak-band evidence check.
+"two herbal plants" no concentration), as must a factor ("2–4-fold", not "by 60–90%") and a body
+mass ("30 kg", not "40 % of their body mass"); "how many <head>" must be stated by a count of
+the head (``COUNTED``: not "10% of all hospital admissions", nor "15 species" for specimens).
+``admits_weak`` is the gate's weak-band evidence check.
 Sentences are written verbatim (table rows under their header), each followed by the ``[N]`` of
 its passage; the source's own bracketed reference numbers are neutralised first so they can
 never pass for ours.
