@@ -173,7 +173,8 @@ def test_specifics_are_the_numbers_or_names_asked_that_the_question_does_not_hol
     pens = Candidate(
         n=1, text="In 2019, twelve of the 20 pens held 40 broilers each.", passage_score=0.5
     )
-    assert specifics(pens, how_many) == {"twelve", "40"}
+    # "40 broilers each" counts broilers, which the question names, not the pens it counts
+    assert specifics(pens, how_many) == {"twelve"}
     which = QuestionProfile.of("Which program does VESPA use for the selective pressure analysis?")
     named = Candidate(
         n=1, text="Selective pressure is assessed with codeML from PAML.", passage_score=0.5

@@ -25,6 +25,7 @@ import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.generate.quantities import (
+    count_heads,
     kinds_asked,
     looks_like_year,
     number_words,
@@ -89,6 +90,9 @@ class QuestionProfile:
     #: the stems of the property a yes/no question asks about ("protein", "content" of "Did X
     #: change the protein content of Y?"; ``attribute_terms``); empty for other questions
     attribute: frozenset[str] = frozenset()
+    #: the stems of what a count question counts ("children" of "How many of the children
+    #: ...?"; ``quantities.count_heads``); empty when it does not say
+    counted: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, question: str) -> QuestionProfile:
@@ -106,6 +110,7 @@ class QuestionProfile:
             several=bool(SECOND_ASK.search(question)),
             superlative=superlative_of(question),
             attribute=attribute_terms(question),
+            counted=count_heads(question),
         )
 
     @cached_property
@@ -114,6 +119,12 @@ class QuestionProfile:
         return frozenset(
             w.lower() for w in _words(self.question) if len(w) >= 2 and w.lower() not in _STOP
         )
+
+    @cached_property
+    def written_terms(self) -> frozenset[str]:
+        """The stems of the question's own content words (not what a phrase stands for: "took
+        part" is read as "participate" in ``terms``, but names no thing the question counts)."""
+        return frozenset(_stem(w) for w in self.content_words)
 
     @property
     def asks_specific(self) -> bool:
@@ -337,8 +348,11 @@ _BINOMIAL = re.compile(r"\b([A-Z](?:[a-z]{2,}|\.))\s+([a-z]{4,})\b")
 
 
 def asked_numbers(candidate: Candidate, profile: QuestionProfile) -> set[str]:
-    """The sentence's numbers of the kinds the question asks for (``quantities.py``)."""
-    return numbers_of_kinds(candidate.text, profile.number_kinds)
+    """The sentence's numbers of the kinds the question asks for (``quantities.py``); for
+    "how many <head>", its counts of the head or of a thing the question does not name."""
+    return numbers_of_kinds(
+        candidate.text, profile.number_kinds, profile.counted, profile.written_terms
+    )
 
 
 def states_new_number(candidate: Candidate, profile: QuestionProfile) -> bool:

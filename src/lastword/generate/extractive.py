@@ -48,7 +48,10 @@ For a question that asks several things, a follower's new number counts only in 
 that also states a question term the opening does not (``UNCOVERED_SPECIFIC``: "men, n = 12"
 restates the answered part). An age, a length, a percentage or a measured amount asked
 (``TYPED``) must be stated by a number of that kind ("100 bp ... DNA ladder" is a size standard,
-"two herbal plants" no concentration). ``admits_weak`` is the gate's weak-band evidence check.
+"two herbal plants" no concentration), as must a factor ("2–4-fold", not "by 60–90%") and a body
+mass ("30 kg", not "40 % of their body mass"); "how many <head>" must be stated by a count of
+the head (``COUNTED``: not "10% of all hospital admissions", nor "15 species" for specimens).
+``admits_weak`` is the gate's weak-band evidence check.
 Sentences are written verbatim (table rows under their header), each followed by the ``[N]`` of
 its passage; the source's own bracketed reference numbers are neutralised first so they can
 never pass for ours.
@@ -98,8 +101,13 @@ RELEVANCE_FLOOR = 0.12
 #: the kinds of number whose unit says what they are (``quantities.NUMBER_KINDS``): when one
 #: is asked, the opening sentence must state a number of that kind, not just any number
 #: ("What was the mean age ...?" is not answered by "fifteen participants (men, n = 12)")
-TYPED = frozenset({"time", "length", "percent", "measure"})
+TYPED = frozenset({"time", "length", "percent", "measure", "factor", "mass"})
 TYPED_KINDS = True
+#: "how many <head>" asks a count of its head (``QuestionProfile.counted``): the opening must
+#: state a count that counts it, or counts a thing the question does not name; a percentage
+#: ("10% of all hospital admissions"), a label ("types 40 and 41") or a count of another thing
+#: the question names ("at least 15 species" for how many specimens) does not answer
+COUNTED = True
 #: the weak band's evidence check: a question asking a specific whose every word some sentence
 #: of the passages states needs only ``RELEVANCE_FLOOR``, not ``[gate] evidence_floor``. Every
 #: unanswerable question of the papers set in the weak band leaves a word unstated (the thing it
@@ -307,7 +315,8 @@ class ExtractiveGenerator:
         if profile.wants_number:
             # The asked specific is a quantity: a sentence without one does not state it.
             eligible = [i for i in eligible if states_new_number(scored[i], profile)]
-            if TYPED_KINDS and profile.number_kinds & TYPED:
+            typed = TYPED_KINDS and bool(profile.number_kinds & TYPED)
+            if typed or (COUNTED and "count" in profile.number_kinds and profile.counted):
                 # An age, a length or a percentage asked: a count beside it does not state it.
                 eligible = [i for i in eligible if asked_numbers(scored[i], profile)]
         things = named_things(request.question) if NAMED_THINGS else ()
