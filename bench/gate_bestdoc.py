@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from auto_calibration import papers_items, scifact_items
-from gate_veto import WEAK, pubmedqa_set, scifact_train
+from auto_calibration import papers_items
+from gate_veto import WEAK, corpus_sets
 from lastword.embed.minilm import MiniLMEmbedder
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate import DEPTH
@@ -84,16 +84,8 @@ def collect(args: argparse.Namespace) -> None:
                     Settings(retrieve={"mode": "hybrid"}), LocalStore.open(index), embedder
                 ) as auto:
                     saved["papers weak"] = auto.thresholds.weak  # the index's automatic one
-            elif corpus == "pubmedqa":
-                sets = {
-                    f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)[: 2 * args.limit])
-                    for h in ("dev", "test")
-                }
             else:
-                sets = {
-                    "scifact train": lambda: scifact_train(pipeline.store),
-                    "scifact dev": lambda: scifact_items(pipeline.store, 100),
-                }
+                sets = corpus_sets(corpus, pipeline, args.limit)
             for name, make in sets.items():
                 if name in saved or name not in args.sets:
                     continue

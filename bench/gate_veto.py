@@ -51,6 +51,21 @@ def pubmedqa_set(half: str) -> list[Item]:
     return items
 
 
+def corpus_sets(corpus: str, pipeline: Pipeline, limit: int | None = None) -> dict:
+    """The labelled sets of one corpus, each a function giving (question, excluded,
+    answerable, half) items: PubMedQA's two halves (the first 2 x ``limit`` asks of each, as
+    questions come in pairs), or SciFact's train claims and its 300 dev claims."""
+    if corpus == "pubmedqa":
+        return {
+            f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)[: None if limit is None else 2 * limit])
+            for h in ("dev", "test")
+        }
+    return {
+        "scifact train": lambda: scifact_train(pipeline.store),
+        "scifact dev": lambda: scifact_items(pipeline.store, 100),
+    }
+
+
 def scifact_train(store: LocalStore) -> list[Item]:
     held = {d.doc_id for d in store.documents()}
     items: list[Item] = []
@@ -143,14 +158,7 @@ def collect(args: argparse.Namespace) -> None:
         if index is None:
             continue
         with Pipeline(settings, LocalStore.open(index), embedder) as pipeline:
-            if corpus == "pubmedqa":
-                sets = {f"pubmedqa {h}": (lambda h=h: pubmedqa_set(h)) for h in ("dev", "test")}
-            else:
-                sets = {
-                    "scifact train": lambda: scifact_train(pipeline.store),
-                    "scifact dev": lambda: scifact_items(pipeline.store, 100),
-                }
-            for name, make in sets.items():
+            for name, make in corpus_sets(corpus, pipeline).items():
                 if name in saved or name not in args.sets:
                     continue
                 started = time.perf_counter()
