@@ -23,16 +23,15 @@ def index_of(dsn: str, schema: str) -> tuple[str | None, str | None]:
     return (row[0], row[1]) if row else (None, None)
 
 
-def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str):
-    settings = StoreSettings(
-        backend="postgres",
-        dsn=postgres_dsn,
-        schema_name=postgres_schema,
-        pg_index="ivfflat",
-        pg_lists=4,
-        pg_probes=4,
-        pg_precision="half",
+def ivfflat_settings(dsn: str, schema: str, **more) -> StoreSettings:
+    """A Postgres store with ivfflat over 4 lists, and ``more``."""
+    return StoreSettings(
+        backend="postgres", dsn=dsn, schema_name=schema, pg_index="ivfflat", pg_lists=4, **more
     )
+
+
+def test_ivfflat_lists_follow_the_corpus(postgres_dsn: str, postgres_schema: str):
+    settings = ivfflat_settings(postgres_dsn, postgres_schema, pg_probes=4, pg_precision="half")
     with PostgresStore.open_for_write(postgres_dsn, INFO, settings) as store:
         assert index_of(postgres_dsn, postgres_schema) == (None, None)  # nothing to train on
         for d in range(10):
@@ -132,14 +131,7 @@ def test_iterative_scans_only_for_filtered_searches(postgres_dsn: str, postgres_
     """A search without a filter runs with iterative scans off (the lists first scanned hold
     its k rows); a filtered one turns them on and still fills k from one probed list of four;
     the connection's mode is set only when it changes."""
-    settings = StoreSettings(
-        backend="postgres",
-        dsn=postgres_dsn,
-        schema_name=postgres_schema,
-        pg_index="ivfflat",
-        pg_lists=4,
-        pg_probes=1,
-    )
+    settings = ivfflat_settings(postgres_dsn, postgres_schema, pg_probes=1)
     with PostgresStore.open_for_write(postgres_dsn, INFO, settings) as store:
         for d in range(10):
             store.put_document(record(f"d{d}", 20), passages(d, 20), vectors(d, 20))
