@@ -9,52 +9,23 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = frozenset(
-    [
-        "al",
-        "e.g",
-        "i.e",
-        "etc",
-        "vs",
-        "fig",
-        "figs",
-        "eq",
-        "eqs",
-        "ref",
-        "refs",
-        "no",
-        "nos",
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "prof",
-        "st",
-        "approx",
-        "ca",
-        "cf",
-        "resp",
-        "dept",
-        "univ",
-        "vol",
-        "p",
-        "pp",
-        "ed",
-        "eds",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-    ]
+#: words whose period is an abbreviation's, not a sentence's end (lower-cased, no period):
+#: the one list the generator, the verifier and ingest read (``is_abbreviation``)
+ABBREVIATIONS = frozenset(
+    """
+    al e.g i.e etc vs v viz cf ca approx incl resp est fig figs tab eq eqs ref refs no nos vol
+    p pp ed eds dr mr mrs ms prof st jr sr dept univ inc ltd co sp spp subsp var cv
+    jan feb mar apr jun jul aug sep sept oct nov dec""".split()
 )
+
+
+def is_abbreviation(word: str, *, initials: bool = True) -> bool:
+    """True when a period after ``word`` (lower-cased, without its period) does not end a
+    sentence: a known abbreviation ("et al.", "Fig. 2", "sp."), or with ``initials`` a single
+    letter ("J. Smith")."""
+    return word in ABBREVIATIONS or (initials and len(word) == 1 and word.isalpha())
+
+
 _BOUNDARY = re.compile(r"([.!?])([\"')\]]*)(\s+)(?=[\"'(\[]?[A-Z0-9])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
@@ -78,7 +49,7 @@ def _split_paragraph(text: str) -> list[str]:
         before = _WORD_BEFORE.search(text, start, match.start(1))
         if match.group(1) == "." and before:
             word = before.group(1).lower().rstrip(".")
-            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            if is_abbreviation(word):
                 continue  # "et al." / "Fig." / an initial: not the end of a sentence
         sentence = text[start:end].strip()
         if sentence:

@@ -14,14 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from lastword.sentences import is_abbreviation
+
 #: an end mark, then closing quotes or brackets, then space before a capital, a digit or an
 #: opening bracket or quote
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\[\"'])")
-#: words whose period is an abbreviation's, not a sentence's end (lower-cased, no period)
-ABBREVIATIONS = frozenset(
-    "al fig figs tab eq eqs ref refs e.g i.e cf vs sp spp subsp var cv ca approx no nos vol "
-    "pp ed eds resp dr prof st inc ltd co viz".split()
-)
 #: a block's text that ends a sentence (an end mark or a colon, then closers)
 _ENDED = re.compile(r"[.!?:][\"'’”)\]]*\s*$")
 #: the last word of a clause that cannot end one
@@ -49,7 +46,7 @@ def sentence_ends(text: str, start: int = 0, end: int | None = None) -> Iterator
         if text[match.start() - 1] == ".":
             before = text[max(start, match.start() - 40) : match.start() - 1].split()
             word = before[-1].lstrip("([\"'").lower() if before else ""
-            if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            if is_abbreviation(word):
                 continue
         yield match
 

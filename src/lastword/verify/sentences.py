@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lastword.sentences import is_abbreviation
 from lastword.verify.citations import MARKER_RE, strip_markers
 from lastword.verify.declines import is_decline_statement
 from lastword.verify.support import content_words
@@ -22,10 +23,6 @@ _LIST_PREFIX_RE = re.compile(r"^(\s*(?:#{1,6}|[-*•+>]|\(?\d{1,2}[.)]|\(?[a-z][
 _SENTENCE_END_RE = re.compile(r"[.!?]+[\"'”’)]*")
 _TRAILING_MARKERS_RE = re.compile(r"(?:\s*" + MARKER_RE.pattern + r")*")
 _LAST_TOKEN_RE = re.compile(r"(\S+)$")
-_ABBREVIATION_WORDS = """
-    e.g i.e et al vs v cf ca approx fig figs ref refs no nos dr mr mrs ms prof st eq eqs vol
-    pp p incl resp est etc jr sr dept univ"""
-_ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
 _LEAD_IN_MAX_WORDS = 14
 _HEADING_MAX_WORDS = 6
 
@@ -52,7 +49,7 @@ def _ends_sentence(line: str, dot_start: int, after: str) -> bool:
     if token:
         # the word after an opening bracket inside the token: "t(ref." is "ref."
         word = token.group(1).rsplit("(", 1)[-1].lstrip("\"'“‘").rstrip(".").lower()
-        if word in _ABBREVIATIONS:
+        if is_abbreviation(word, initials=False):  # a draft's "group A." ends one
             return False
     return True
 
