@@ -165,9 +165,9 @@ def rows_of(ids: np.ndarray, labels: np.ndarray) -> np.ndarray:
     a 1M search (docs/scale.md, stop 24, second round). Otherwise a binary search per label."""
     n = len(ids)
     if n and int(ids[-1]) - int(ids[0]) == n - 1:  # ascending and unique: exactly first..last
-        rows = labels - ids[0]
-        rows = rows[(rows >= 0) & (rows < n)]
-        rows.sort()
+        rows = np.sort(labels) - ids[0]
+        if len(rows) and (rows[0] < 0 or rows[-1] >= n):  # -1 (none found), or not this matrix's
+            rows = rows[(rows >= 0) & (rows < n)]
         return rows
     labels = np.sort(labels)  # sorted keys: searchsorted starts each search at the last one
     rows = np.searchsorted(ids, labels)

@@ -261,7 +261,7 @@ def search(
     """Matrix rows and exact scores of the best k among the walk's best ``candidates``, best
     first; None when ``keep`` (or deletions) leaves fewer than k (search exactly then)."""
     labels = neighbours(graph, query, max(candidates, k))
-    return ann.rescore(labels[labels >= 0], matrix, ids, query, k, keep)
+    return ann.rescore(labels, matrix, ids, query, k, keep)  # -1 (deleted, none) match no row
 
 
 def neighbours(graph: CodedGraph, query: np.ndarray, n: int, *, bounded: bool = True):
