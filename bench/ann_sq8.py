@@ -221,6 +221,8 @@ def main() -> int:
         hnsw.load_index(str(graph))
         hnsw.set_num_threads(1)
 
+    coded = {kind: graph_codes.CodedGraph(index, 64) for kind, index in indexes.items()}
+
     def run(kind: str, ef: int, q: np.ndarray) -> np.ndarray:
         """Passage ids of the top K for one question."""
         if kind in stores:
@@ -235,8 +237,8 @@ def main() -> int:
             labels, _ = hnsw.knn_query(q.reshape(1, -1), k=args.candidates)
             labels = labels[0].astype(np.int64)
         else:
-            index = indexes[kind.split("-")[0]]
-            graph = graph_codes.CodedGraph(index, ef)
+            graph = coded[kind.split("-")[0]]  # made once: as the store holds it
+            graph.ef = ef
             bounded = kind.endswith("bounded")
             labels = graph_codes.neighbours(graph, q, args.candidates, bounded=bounded)
         found = ann.rescore(labels[labels >= 0], matrix, ids, q, K)
