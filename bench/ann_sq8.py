@@ -18,6 +18,8 @@ each with wall time, thread CPU time and recall@8 against an exact top 8 over th
     python bench/ann_sq8.py --store /tmp/s24/hnsw/cache/local-1000000 --work /tmp/s24/hnsw \
         --questions /tmp/s18/scale1m/pubmedqa-minilm.npz --ef 128,144,160 \
         --kinds store-float32,store-sq8,store-sq4      # Store.search, the three side by side
+    python bench/ann_sq8.py ... --kinds store-sq4 --ef 128 --candidates 32 --stages
+        # where a Store.search goes: walk, re-score, passages, reading
 
 Numbers are from whatever machine runs it: every row prints the load average.
 """
@@ -88,6 +90,42 @@ def open_stores(directory: Path, kinds: list[str], candidates: int) -> dict:
     return stores
 
 
+def stages(store, queries: np.ndarray, candidates: int, rounds: int = 3) -> None:
+    """Where one ``Store.search(q, 8)`` over a coded graph goes, stage by stage: thread CPU
+    medians (``time.thread_time_ns``) of the same calls ``Store.search`` makes, in its order;
+    the first pass meets each question's rows for the first time, as bench/store_scale.py does."""
+    graph, ids = store._graph, store._ids
+    matrix = np.asarray(store._matrix)
+    clock = time.thread_time_ns
+    names = ("reading", "walk", "rescore", "ids", "passages", "total")
+    for round_ in range(rounds):
+        spent: dict[str, list[float]] = {name: [] for name in names}
+        for q in queries:
+            t0 = clock()
+            with store.reading():
+                t1 = clock()
+                labels = graph_codes.neighbours(graph, q, candidates)
+                t2 = clock()
+                rows, scores = ann.rescore(labels[labels >= 0], matrix, ids, q, K)
+                t3 = clock()
+                found = ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+                t4 = clock()
+                store._hits(*found)
+                t5 = clock()
+            t6 = clock()
+            for name, ns in zip(
+                names, (t1 - t0 + t6 - t5, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t0), strict=True
+            ):
+                spent[name].append(ns / 1e6)
+        print(
+            ("first pass, each question new" if round_ == 0 else "again, the same questions")
+            + " (thread CPU p50 ms): "
+            + ", ".join(f"{name} {np.median(spent[name]):.3f}" for name in names)
+            + f"; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+
+
 def timed(fn):
     wall, cpu = time.perf_counter(), time.thread_time()
     result = fn()
@@ -122,6 +160,12 @@ def main() -> int:
         "memory gets them only with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 set at start).",
     )
     parser.add_argument("--repeat", type=int, default=1, help="Passes over the questions.")
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="For each store-<codes> kind over codes: where Store.search's time goes (the walk, "
+        "the exact re-score, the 8 passages, the reading around them), then stop.",
+    )
     args = parser.parse_args()
     import faiss
 
@@ -162,6 +206,13 @@ def main() -> int:
             started = time.perf_counter()
             graph_codes.on_huge_pages(indexes[kind])  # as the store's reader does
             print(f"  on 2 MB pages in {time.perf_counter() - started:.1f} s", flush=True)
+    if args.stages:
+        for kind, store in stores.items():
+            if isinstance(store._graph, graph_codes.CodedGraph):
+                store._graph.ef = int(args.ef.split(",")[0])
+                print(f"{kind}, ef {store._graph.ef}, {args.candidates} candidates:", flush=True)
+                stages(store, queries, args.candidates)
+        return 0
     hnsw = None
     if "hnswlib" in kinds:
         import hnswlib
@@ -169,6 +220,8 @@ def main() -> int:
         hnsw = hnswlib.Index(space="ip", dim=matrix.shape[1])
         hnsw.load_index(str(graph))
         hnsw.set_num_threads(1)
+
+    coded = {kind: graph_codes.CodedGraph(index, 64) for kind, index in indexes.items()}
 
     def run(kind: str, ef: int, q: np.ndarray) -> np.ndarray:
         """Passage ids of the top K for one question."""
@@ -184,8 +237,8 @@ def main() -> int:
             labels, _ = hnsw.knn_query(q.reshape(1, -1), k=args.candidates)
             labels = labels[0].astype(np.int64)
         else:
-            index = indexes[kind.split("-")[0]]
-            graph = graph_codes.CodedGraph(index, ef)
+            graph = coded[kind.split("-")[0]]  # made once: as the store holds it
+            graph.ef = ef
             bounded = kind.endswith("bounded")
             labels = graph_codes.neighbours(graph, q, args.candidates, bounded=bounded)
         found = ann.rescore(labels[labels >= 0], matrix, ids, q, K)

@@ -9,6 +9,7 @@ import numpy as np
 
 from lastword.embed.protocol import normalise
 from lastword.settings import StoreSettings
+from lastword.store import ann
 from lastword.store.local import LocalStore
 from tests.store.contract import INFO, passages, record
 
@@ -134,3 +135,42 @@ def test_below_the_threshold_no_graph(tmp_path: Path):
         store.commit()
         store.refresh_derived()
     assert not list(tmp_path.glob("hnsw-*"))
+
+
+def _rows_by_search(ids: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The rows of the labels ``ids`` holds, by a binary search per label (the general way)."""
+    at = np.searchsorted(ids, labels)
+    found = at < len(ids)
+    found[found] = ids[at[found]] == labels[found]
+    return np.sort(at[found])
+
+
+def test_rows_of_ids_without_gaps_and_with_them():
+    """Contiguous ids map by arithmetic, gapped ones by search: the same rows either way, ids
+    outside the matrix (removed passages, -1) left out, ascending."""
+    rng = np.random.default_rng(3)
+    contiguous = np.arange(7, 7 + 1_000, dtype=np.int64)
+    gapped = np.sort(rng.choice(5_000, size=1_000, replace=False)).astype(np.int64)
+    for ids in (contiguous, gapped, contiguous[:1], np.empty(0, dtype=np.int64)):
+        labels = np.concatenate(
+            [rng.choice(ids, size=min(40, len(ids)), replace=False), [-1, 6, 99_999, 1_007]]
+        ).astype(np.int64)
+        rows = ann.rows_of(ids, labels)
+        np.testing.assert_array_equal(rows, _rows_by_search(ids, labels))
+        assert np.all(np.diff(rows) > 0)
+        assert set(ids[rows].tolist()) == set(labels.tolist()) & set(ids.tolist())
+
+
+def test_rescore_ranks_candidates_exactly_whichever_way_rows_are_found():
+    """The best k of the candidates by the exact product, ties by row, with or without gaps."""
+    matrix = clustered(5, 300)
+    query = matrix[17]
+    for ids in (np.arange(1, 301, dtype=np.int64), np.arange(1, 601, 2, dtype=np.int64)):
+        labels = ids[[250, 17, 3, 99, 18, 200, 5, 42]]
+        rows, scores = ann.rescore(labels, matrix, ids, query, 4)
+        expected = np.sort([250, 17, 3, 99, 18, 200, 5, 42])
+        best = expected[np.argsort(-(matrix[expected] @ query), kind="stable")[:4]]
+        np.testing.assert_array_equal(rows, best)
+        np.testing.assert_array_equal(scores, matrix[best] @ query)
+        assert rows[0] == 17
+        assert ann.rescore(labels[:3], matrix, ids, query, 4) is None  # fewer than k

@@ -10,6 +10,7 @@ import pytest
 
 from lastword.embed.protocol import EmbedderInfo, normalise
 from lastword.errors import CorpusIndexError
+from lastword.store import local
 from lastword.store.local import LocalStore
 from lastword.store.protocol import DocumentRecord, NewPassage
 
@@ -191,3 +192,16 @@ def test_held_passage_rows_follow_the_generation_and_the_cap(filled):
         assert after == tables.passage_texts(list(range(1, 200)))
         assert not set(d2) & set(after)
         assert sorted(p.text for p in rows.values() if p.doc_id == "d2") == ["new0", "new1"]
+
+
+def test_connections_cache_a_large_tables_inner_pages(filled):
+    """Readers and writers alike get SQLite's page cache of ``CACHE_KIB`` (its 2,000 KiB
+    default cannot hold a 1M passages table's interior pages), and searches still agree."""
+    directory, vectors = filled
+    with LocalStore.open(directory) as reader:
+        (size,) = reader._conn.execute("PRAGMA cache_size").fetchone()
+        assert size == -local.CACHE_KIB
+        hits = reader.search(vectors["d3"][2], 3)
+        assert hits[0].passage.doc_id == "d3" and hits[0].passage.metadata == {"k": "d3"}
+    with LocalStore.open_for_write(directory, INFO) as writer:
+        assert writer._conn.execute("PRAGMA cache_size").fetchone()[0] == -local.CACHE_KIB

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lastword.errors import ConfigError
+from lastword.errors import ConfigError, CorpusIndexError
 from lastword.store import ann, pages
 from lastword.store.files import written_whole
 
@@ -209,14 +209,16 @@ def refresh(directory: Path, generation: int, codes: str) -> bool:
 
 
 class CodedGraph:
-    """A loaded faiss index of the graph, and the beam width its searches use."""
+    """A loaded faiss index of the graph, and the beam width its searches use.
+
+    Its size is read once: reading an attribute of a faiss index through SWIG took ~0.02 ms,
+    2% of a 1M search (docs/scale.md, stop 24, second round); a loaded index never grows."""
 
     def __init__(self, index, ef_search: int):
         self.index, self.ef = index, ef_search
-
-    @property
-    def ntotal(self) -> int:
-        return int(self.index.ntotal)
+        self.ntotal, self.dim = int(index.ntotal), int(index.d)
+        self._search = index.search_c  # faiss's C++ search, without its Python wrapper
+        self._pointer = _faiss().swig_ptr
 
 
 def load(target: Path, passages: int, ef_search: int) -> CodedGraph | None:
@@ -259,7 +261,7 @@ def search(
     """Matrix rows and exact scores of the best k among the walk's best ``candidates``, best
     first; None when ``keep`` (or deletions) leaves fewer than k (search exactly then)."""
     labels = neighbours(graph, query, max(candidates, k))
-    return ann.rescore(labels[labels >= 0], matrix, ids, query, k, keep)
+    return ann.rescore(labels, matrix, ids, query, k, keep)  # -1 (deleted, none) match no row
 
 
 def neighbours(graph: CodedGraph, query: np.ndarray, n: int, *, bounded: bool = True):
@@ -271,7 +273,14 @@ def neighbours(graph: CodedGraph, query: np.ndarray, n: int, *, bounded: bool = 
     if n <= 0:
         return np.empty(0, dtype=np.int64)
     params = _search_parameters(max(graph.ef, n), bounded)
-    _, labels = graph.index.search(query.reshape(1, -1).astype(np.float32), n, params=params)
+    # faiss's own ``search`` wrapper, inlined: the same C++ call on arrays made here
+    query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1)
+    if query.shape[1] != graph.dim:  # the C++ call would read past the vector
+        raise CorpusIndexError(f"query has {query.shape[1]} dimensions; the graph {graph.dim}")
+    distances = np.empty((1, n), dtype=np.float32)
+    labels = np.empty((1, n), dtype=np.int64)
+    pointer = graph._pointer
+    graph._search(1, pointer(query), n, pointer(distances), pointer(labels), params)
     return labels[0]
 
 
