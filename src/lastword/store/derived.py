@@ -268,16 +268,6 @@ class DerivedFiles:
                 candidates=self.settings.ivfpq_candidates * (4 if filtered else 1),
                 keep=keep if filtered else None,
             )
-        if isinstance(graph, graph_codes.CodedGraph):
-            return graph_codes.search(
-                graph,
-                matrix,
-                ids,
-                query,
-                k,
-                candidates=self.settings.ann_candidates * (4 if filtered else 1),
-                keep=keep if filtered else None,
-            )
         if isinstance(graph, ivf.Lists):
             return ivf.search(
                 graph,
@@ -286,7 +276,9 @@ class DerivedFiles:
                 probes=self.settings.ivf_probes * (2 if filtered else 1),
                 keep=keep if filtered else None,
             )
-        return ann.search(
+        # the graph, walked by hnswlib over float32 rows or by faiss over codes of them
+        walk = graph_codes.search if isinstance(graph, graph_codes.CodedGraph) else ann.search
+        return walk(
             graph,
             matrix,
             ids,
