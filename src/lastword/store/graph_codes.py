@@ -30,6 +30,7 @@ import numpy as np
 
 from lastword.errors import ConfigError, CorpusIndexError
 from lastword.store import ann, pages
+from lastword.store.faiss_files import faiss_module, read_index
 from lastword.store.files import written_whole
 
 HEADER = struct.Struct("<QQQQQQiIQQQdQ")  # hnswlib's saveIndex fields, in order (96 bytes)
@@ -41,14 +42,7 @@ CODES = ("flat", *SCALAR, "pq48", "pq96", "pq192")
 
 
 def _faiss():
-    try:
-        import faiss
-    except ImportError:
-        raise ConfigError(
-            "[store] ann_codes needs faiss: pip install 'lastword[faiss]' "
-            '(or set ann_codes = "float32")'
-        ) from None
-    return faiss
+    return faiss_module("ann_codes", 'or set ann_codes = "float32"')
 
 
 class Graph:
@@ -227,11 +221,8 @@ def load(target: Path, passages: int, ef_search: int) -> CodedGraph | None:
     if not target.is_file():
         return None
     faiss = _faiss()
-    try:
-        index = faiss.read_index(str(target))
-    except RuntimeError:
-        return None
-    if index.ntotal < passages or not isinstance(index, faiss.IndexIDMap):
+    index = read_index(faiss, target)
+    if index is None or index.ntotal < passages or not isinstance(index, faiss.IndexIDMap):
         return None
     faiss.omp_set_num_threads(1)  # one query on one core, as ivfpq.load explains
     on_huge_pages(index)

@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lastword.errors import ConfigError
 from lastword.store import ann, ivf
+from lastword.store.faiss_files import faiss_module, read_index
 from lastword.store.files import newest_below, write_atomically, written_whole
 
 FILE_PATTERN = re.compile(r"^ivfpq-(\d+)\.faiss$")
@@ -55,14 +55,7 @@ FAST_SCAN_IMPLEM = 11
 
 
 def _faiss():
-    try:
-        import faiss
-    except ImportError:
-        raise ConfigError(
-            "[store] ann = \"ivfpq\" needs faiss: pip install 'lastword[faiss]' "
-            '(or use ann = "hnsw" or "ivf")'
-        ) from None
-    return faiss
+    return faiss_module('ann = "ivfpq"', 'or use ann = "hnsw" or "ivf"')
 
 
 def is_index(found: object) -> bool:
@@ -184,11 +177,8 @@ def load(target: Path, passages: int):
     if not target.is_file():
         return None
     faiss = _faiss()
-    try:
-        index = faiss.read_index(str(target))
-    except RuntimeError:
-        return None
-    if index.ntotal != passages or not isinstance(index, faiss.IndexIVFPQFastScan):
+    index = read_index(faiss, target)
+    if index is None or index.ntotal != passages or not isinstance(index, faiss.IndexIVFPQFastScan):
         return None
     # One query searches on one core, as the matrix products do (the store's searches run side
     # by side in threads): faiss's OpenMP threads would only compete with them.
