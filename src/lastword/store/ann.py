@@ -122,13 +122,16 @@ def search(
     *,
     candidates: int,
     keep: Callable[[np.ndarray], np.ndarray] | None = None,
+    walk: Callable[..., np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Matrix rows and exact scores of the best k among the graph's candidates, best first.
 
+    ``walk(graph, query, n)`` gives the candidates' passage ids (-1 matches none): hnswlib's
+    (``neighbours``) by default, or faiss's over codes of the rows (``graph_codes``).
     ``keep(rows)`` filters the candidates (exclusions, kinds); when it leaves fewer than k the
     true answer may lie outside them, and None tells the caller to search exactly instead.
     """
-    labels = neighbours(graph, query, max(candidates, k))
+    labels = (walk or neighbours)(graph, query, max(candidates, k))
     return rescore(labels, matrix, ids, query, k, keep)
 
 

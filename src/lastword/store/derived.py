@@ -276,9 +276,7 @@ class DerivedFiles:
                 probes=self.settings.ivf_probes * (2 if filtered else 1),
                 keep=keep if filtered else None,
             )
-        # the graph, walked by hnswlib over float32 rows or by faiss over codes of them
-        walk = graph_codes.search if isinstance(graph, graph_codes.CodedGraph) else ann.search
-        return walk(
+        return ann.search(
             graph,
             matrix,
             ids,
@@ -286,6 +284,8 @@ class DerivedFiles:
             k,
             candidates=self.settings.ann_candidates * (4 if filtered else 1),
             keep=keep if filtered else None,
+            # the graph walked by faiss over codes of its rows, or by hnswlib over float32
+            walk=graph_codes.neighbours if isinstance(graph, graph_codes.CodedGraph) else None,
         )
 
     def _load_graph(self, passages: int, dim: int) -> object | None:

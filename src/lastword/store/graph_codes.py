@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import struct
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -237,22 +236,6 @@ def on_huge_pages(index) -> None:
     for vector in (storage.codes, inner.hnsw.neighbors, inner.hnsw.offsets):
         if vector.size():
             pages.huge_pages(faiss.rev_swig_ptr(vector.data(), vector.size()))
-
-
-def search(
-    graph: CodedGraph,
-    matrix: np.ndarray,
-    ids: np.ndarray,
-    query: np.ndarray,
-    k: int,
-    *,
-    candidates: int,
-    keep: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Matrix rows and exact scores of the best k among the walk's best ``candidates``, best
-    first; None when ``keep`` (or deletions) leaves fewer than k (search exactly then)."""
-    labels = neighbours(graph, query, max(candidates, k))
-    return ann.rescore(labels, matrix, ids, query, k, keep)  # -1 (deleted, none) match no row
 
 
 def neighbours(graph: CodedGraph, query: np.ndarray, n: int, *, bounded: bool = True):
