@@ -73,11 +73,6 @@ def stored_passage(
         "kind": kind,
         "flags": flags,
     }
-    return passage_of(values)
-
-
-def passage_of(values: dict[str, Any]) -> Passage:
-    """A Passage of every field's value (a new dict, which the Passage keeps), unvalidated."""
     if not _PLAIN:  # pragma: no cover - a Passage that grew private state or a hook
         return Passage.model_construct(**values)
     passage = Passage.__new__(Passage)

@@ -31,7 +31,6 @@ from lastword.store import int8, lexical
 from lastword.store.hits import (
     HitsFromIds,
     json_copy,
-    passage_of,
     stored_flags,
     stored_passage,
 )
@@ -359,20 +358,18 @@ def _kept_passage(row: tuple, titles: dict[str, tuple[str, dict]]) -> Passage:
     the document's, decoded once per generation) from ``titles``."""
     pid, doc_id, text, page, position, char_start, char_end, kind, flags = row
     title, metadata = titles[doc_id]
-    return passage_of(  # ``_passage`` in one call: 8 of these a search
-        {
-            "passage_id": pid,
-            "doc_id": doc_id,
-            "title": title,
-            "page": page,
-            "position": position,
-            "char_start": char_start,
-            "char_end": char_end,
-            "text": text,
-            "metadata": json_copy(metadata),
-            "kind": kind,
-            "flags": () if flags == "[]" else stored_flags(flags),
-        }
+    return stored_passage(
+        pid,
+        doc_id,
+        title,
+        page,
+        position,
+        char_start,
+        char_end,
+        text,
+        json_copy(metadata),
+        kind,
+        stored_flags(flags),
     )
 
 
