@@ -344,7 +344,6 @@ def numbers_of_kinds(
         # what "how many <head>" asks: a count of the head (or of a thing the question does
         # not name), never a percentage, an amount or a label
         out |= counts_of(text, heads, others - heads)
-    plain = POINTER.sub(" ", text)
     for q in stated_quantities(text):
         if looks_like_year(q.text):
             continue
@@ -356,7 +355,7 @@ def numbers_of_kinds(
             or ("time" in kinds and unit in TIME_UNITS)
             or ("percent" in kinds and unit == "%")
             or ("change" in kinds and unit)
-            or ("factor" in kinds and (unit == "fold" or _times_after(plain, q.text)))
+            or ("factor" in kinds and (unit == "fold" or _times_after(text, q.text)))
             or ("mass" in kinds and unit in MASS_UNITS)
         ):
             out.add(format(q.value.normalize(), "f"))
@@ -368,5 +367,7 @@ def numbers_of_kinds(
 
 
 def _times_after(text: str, written: str) -> bool:
-    """The number is written as a factor: "three times", "2-times" ("2 times" after it)."""
-    return any(TIMES_AFTER.match(text, m.end()) for m in re.finditer(re.escape(written), text))
+    """The number is written as a factor: "three times", "2-times" ("2 times" after it;
+    pointers such as "Figure 2" read as spaces, as everywhere here)."""
+    plain = POINTER.sub(" ", text)
+    return any(TIMES_AFTER.match(plain, m.end()) for m in re.finditer(re.escape(written), plain))
