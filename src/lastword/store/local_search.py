@@ -356,21 +356,8 @@ _ROW_P = "p.page, p.position, p.char_start, p.char_end, p.kind, p.flags"
 def _kept_passage(row: tuple, titles: dict[str, tuple[str, dict]]) -> Passage:
     """A held row (id, doc_id, text, ``_ROW``) as a Passage, its title and metadata (a copy of
     the document's, decoded once per generation) from ``titles``."""
-    pid, doc_id, text, page, position, char_start, char_end, kind, flags = row
-    title, metadata = titles[doc_id]
-    return stored_passage(
-        pid,
-        doc_id,
-        title,
-        page,
-        position,
-        char_start,
-        char_end,
-        text,
-        json_copy(metadata),
-        kind,
-        stored_flags(flags),
-    )
+    title, metadata = titles[row[1]]
+    return _passage(row[0], row[1], title, row[2], json_copy(metadata), row[3:])
 
 
 def _passage(pid: int, doc_id: str, title: str, text: str, metadata: dict, rest) -> Passage:
