@@ -85,14 +85,20 @@ def assert_filters_hold(approx: LocalStore, exact: LocalStore, queries: np.ndarr
     assert len(rare) == 8 and {h.passage.kind for h in rare} == {"references"}
 
 
-def test_graph_follows_each_generation(tmp_path: Path):
-    build(tmp_path, 60)  # 600 passages: past the threshold of 500
-    new = clustered(7, 4)
-    with LocalStore.open_for_write(tmp_path, INFO, ANN) as store:
-        store.put_document(record("fresh", 4), passages(1, 4), new)
+def next_generation(directory: Path, settings: StoreSettings, fresh: np.ndarray) -> None:
+    """The store's second generation: document "fresh" (the ``fresh`` vectors) added and
+    "d0" removed, committed and derived, as every approximate index must follow."""
+    with LocalStore.open_for_write(directory, INFO, settings) as store:
+        store.put_document(record("fresh", len(fresh)), passages(1, len(fresh)), fresh)
         store.remove_document("d0")
         store.commit()
         store.refresh_derived()
+
+
+def test_graph_follows_each_generation(tmp_path: Path):
+    build(tmp_path, 60)  # 600 passages: past the threshold of 500
+    new = clustered(7, 4)
+    next_generation(tmp_path, ANN, new)
     assert [g.name for g in tmp_path.glob("hnsw-*.bin")] == ["hnsw-2.bin"]  # updated, old gone
     with LocalStore.open(tmp_path, ANN) as store:
         assert store.search(new[2], 1)[0].passage.doc_id == "fresh"

@@ -14,8 +14,16 @@ from lastword.errors import ConfigError
 from lastword.settings import StoreSettings
 from lastword.store import graph_codes
 from lastword.store.local import LocalStore
-from tests.store.contract import INFO, passages, record
-from tests.store.test_ann import EXACT, assert_filters_hold, build, clustered, recall, top_ids
+from tests.store.contract import INFO
+from tests.store.test_ann import (
+    EXACT,
+    assert_filters_hold,
+    build,
+    clustered,
+    next_generation,
+    recall,
+    top_ids,
+)
 
 faiss = pytest.importorskip("faiss")
 
@@ -67,11 +75,7 @@ def test_codes_written_beside_the_graph_and_searched(tmp_path: Path, codes: str)
 def test_codes_follow_each_generation(tmp_path: Path):
     build(tmp_path, 60, settings=SQ8)
     new = clustered(7, 4)
-    with LocalStore.open_for_write(tmp_path, INFO, SQ8) as store:
-        store.put_document(record("fresh", 4), passages(1, 4), new)
-        store.remove_document("d0")
-        store.commit()
-        store.refresh_derived()
+    next_generation(tmp_path, SQ8, new)
     assert sorted(p.name for p in tmp_path.glob("hnsw*")) == ["hnsw-2.bin", "hnswsq8-2.faiss"]
     with LocalStore.open(tmp_path, SQ8) as store:
         assert store.search(new[2], 1)[0].passage.doc_id == "fresh"

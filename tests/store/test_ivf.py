@@ -13,7 +13,7 @@ from lastword.settings import StoreSettings
 from lastword.store import ivf
 from lastword.store.local import LocalStore
 from tests.store.contract import INFO, passages, record
-from tests.store.test_ann import assert_filters_hold, clustered, recall, top_ids
+from tests.store.test_ann import assert_filters_hold, clustered, next_generation, recall, top_ids
 from tests.store.test_ann import build as build_clustered
 
 IVF = StoreSettings(ann="ivf", ann_min_passages=500, ivf_probes=32)
@@ -41,11 +41,7 @@ def test_lists_recall_exact_scores_and_filters(tmp_path: Path):
 def test_added_passages_wait_in_the_tail_then_the_lists_are_trained_again(tmp_path: Path):
     build(tmp_path, 100)  # 1,000 passages
     fresh = clustered(7, 4)
-    with LocalStore.open_for_write(tmp_path, INFO, IVF) as store:
-        store.put_document(record("fresh", 4), passages(1, 4), fresh)
-        store.remove_document("d0")
-        store.commit()
-        store.refresh_derived()
+    next_generation(tmp_path, IVF, fresh)
     assert sorted(p.name for p in tmp_path.glob("ivf-*")) == ["ivf-2.npy", "ivf-2.npz"]
     with LocalStore.open(tmp_path, IVF) as store:
         lists = store.search(fresh[2], 1) and store._graph

@@ -15,8 +15,8 @@ from lastword.errors import ConfigError
 from lastword.settings import StoreSettings
 from lastword.store import ivfpq
 from lastword.store.local import LocalStore
-from tests.store.contract import INFO, passages, record
-from tests.store.test_ann import assert_filters_hold, clustered, recall, top_ids
+from tests.store.contract import INFO
+from tests.store.test_ann import assert_filters_hold, clustered, next_generation, recall, top_ids
 from tests.store.test_ann import build as build_clustered
 
 # 16 dimensions make a 16-bit code (4 codes of 4 bits): coarse, so more candidates than at 384
@@ -56,11 +56,7 @@ def test_fewer_probes_and_candidates_cost_recall(tmp_path: Path):
 def test_the_next_commit_updates_the_codes_in_place_then_trains_afresh(tmp_path: Path):
     build(tmp_path, 100)  # 1,000 passages
     fresh = clustered(7, 4)
-    with LocalStore.open_for_write(tmp_path, INFO, PQ) as store:
-        store.put_document(record("fresh", 4), passages(1, 4), fresh)
-        store.remove_document("d0")
-        store.commit()
-        store.refresh_derived()
+    next_generation(tmp_path, PQ, fresh)
     names = sorted(p.name for p in tmp_path.glob("ivfpq-*"))
     assert names == ["ivfpq-2.faiss", "ivfpq-2.json"]  # generation 1's are gone
     # carried over: the same cells and codebooks, 10 codes dropped and 4 encoded
