@@ -99,7 +99,7 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         self._lexicon: tuple[int, tuple[int, dict[str, int]]] | None = None
         self._embedder: EmbedderInfo | None = None
         self._hnsw_iterative = False
-        #: a reader connection's iterative-scan mode, by id(conn) (``PostgresSearch._nearest``)
+        #: each reader connection's iterative-scan mode, by id(conn) (``_fetch_nearest``)
         self._scan_modes: dict[int, str] = {}
         #: "half" or "full": what the vector index holds (read from it; None: not read yet)
         self._precision: str | None = None
