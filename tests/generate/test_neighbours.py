@@ -334,3 +334,45 @@ def test_a_bracket_glued_to_a_word_is_a_label_not_a_citation() -> None:
     cited = Candidate(1, "The variance was 81.2% in maize grains (ref. 9).", 0.5)
     assert "other study" not in penalties(label, profile)
     assert "other study" in penalties(cited, profile)
+
+
+#: the broiler paper's (papers a01) result sentences, as the passage on its page 4 sets them
+GROWTH = (
+    "Data pertaining to the growth performance as depicted in Table-3 revealed that "
+    "significantly (p<0.05) highest mean body weight gain was observed in the treatment groups "
+    "T6 and T7, where birds were supplemented a combination of GP and HBLP at 0.5 g and 1.0 g/kg "
+    "of the diet, respectively. It was then followed by treatment groups T3 and T5 in which hens "
+    "were fed ration supplemented with GP and HBLP at higher levels of inclusion of 1.0 g/kg of "
+    "feed, respectively. The current research work on the FCR as shown in Table-3 unveiled that "
+    "FCR was found to be significantly (p<0.05) improved in T6 and T7 as compared to control "
+    "group T1 due to dietary supplementation of GP and HBLP in combination at 0.5% and 1.0% of "
+    "the feed, respectively."
+)
+HIGHEST_AND_ITS_VALUES = (
+    "In the broiler trial with garlic and holy basil leaf powders, which dietary group had the "
+    "highest 6-week body weight gain, and what were its weight gain and feed conversion ratio?"
+)
+
+
+def test_which_is_highest_and_its_values_quotes_the_row_of_the_one_named(
+    generator, minilm, monkeypatch
+) -> None:
+    from lastword.generate import extractive
+
+    table = RetrievedPassage(
+        n=2, passage_id=2, doc_id="b", title="Broilers", page=3, score=0.6, text=TABLE, kind="table"
+    )
+    passages = [passage(1, GROWTH, 0.7), table]
+    request = GenerationRequest(HIGHEST_AND_ITS_VALUES, passages, "corpus")
+    draft = generator.generate(request).text
+    # the opening names T6 and T7; the row of T6, the column's highest, states its values
+    assert "highest mean body weight gain" in draft
+    assert "Treatments: T6; Feed intake (g/bird): 3627.50±6.64; Body weight gain" in draft
+    assert "Treatments: T7" not in draft
+    checked = verify_draft(
+        draft, passages, minilm, Settings().verify, question=HIGHEST_AND_ITS_VALUES
+    )
+    assert checked.supported and not checked.dropped and "2129.25" in checked.answer
+    # without the rule the third sentence is the FCR one, which states no value of T6
+    monkeypatch.setattr(extractive, "EXTREME_ROW", False)
+    assert "Treatments: T6" not in generator.generate(request).text

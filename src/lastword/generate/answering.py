@@ -407,6 +407,19 @@ class Coverage:
         return math.fsum(self.weights.get(t, 0.0) for t in terms)
 
 
+def extreme_rows(
+    profile: QuestionProfile, candidates: Sequence[Candidate], coverage: Coverage
+) -> set[int]:
+    """The table rows (candidate indices) holding the extreme value of the column the question
+    asks about, in the direction it asks (``superlative.extremes``); empty for other questions."""
+    return extremes(
+        profile.superlative,
+        [c.cells for c in candidates],
+        [c.n for c in candidates],
+        lambda name: coverage.share(_terms(name) & profile.terms),
+    )
+
+
 def candidate_features(
     profile: QuestionProfile,
     candidates: Sequence[Candidate],
@@ -424,12 +437,7 @@ def candidate_features(
     for c, own in zip(candidates, matched, strict=True):
         passage_terms.setdefault(c.n, set()).update(own)
     question_values = profile.question_values()
-    extreme = extremes(
-        profile.superlative,
-        [c.cells for c in candidates],
-        [c.n for c in candidates],
-        lambda name: coverage.share(_terms(name) & profile.terms),
-    )
+    extreme = extreme_rows(profile, candidates, coverage)
     rows = np.zeros((len(which), len(FEATURES)), dtype=np.float64)
     for row, i in enumerate(which):
         c = candidates[i]

@@ -44,6 +44,10 @@ follower needs only ``FOLLOW_FLOOR`` (it cannot make an answer by itself), and o
 the same as a chosen sentence (cosine over ``MAX_REDUNDANCY``) is passed over. The floors were
 chosen on the odd-numbered questions of the real-papers set (``bench/answer_scorer.py`` prints
 both halves). Neighbouring sentences are written in the passage's order.
+"Which one is highest, and what were its values?" is answered by an opening that names the one
+(often a sentence: "highest ... gain was observed in T6 and T7") followed by the table row that
+holds the asked column's extreme when the opening names its label ("Treatments: T6; Body weight
+gain (g/bird): 2129.25; FCR: 1.70": ``row_of_the_answer``).
 For a question that asks several things, a follower's new number counts only in a sentence
 that also states a question term the opening does not (``UNCOVERED_SPECIFIC``: "men, n = 12"
 restates the answered part). An age, a length, a percentage or a measured amount asked
@@ -70,6 +74,7 @@ from lastword.generate.answering import (
     Coverage,
     QuestionProfile,
     asked_numbers,
+    extreme_rows,
     score_candidates,
     specifics,
     states_new_number,
@@ -139,6 +144,9 @@ ASKED_ATTRIBUTE = True
 #: a sentence that names another member of the kind of a thing the question names, in its
 #: place ("C. albicans" for "Salmonella Typhimurium"), is not quoted (``named.py``)
 NAMED_THINGS = True
+#: "which one is highest, and what were its values": the table row holding the extreme of the
+#: asked column follows an opening that names its label (``row_of_the_answer``)
+EXTREME_ROW = True
 #: passage kinds never quoted (the retrieval default leaves them out too)
 NOT_EVIDENCE = frozenset({"references", "front", "heading"})
 
@@ -350,6 +358,10 @@ class ExtractiveGenerator:
         relevance = relevance[:count]
         covered = set().union(*(coverage.matched[i] for i in chosen))
         opening = frozenset(covered)
+        row = row_of_the_answer(ranked, chosen, self._follow_floor) if EXTREME_ROW else None
+        if row is not None:
+            chosen.append(row)
+            covered |= coverage.matched[row]
         stated = set().union(*(specifics(candidates[i], profile) for i in chosen))
         pool = [
             i
@@ -439,6 +451,27 @@ class _Ranked:
     @property
     def best(self) -> float:
         return max((float(self.relevance[i]) for i in self.eligible), default=0.0)
+
+
+def row_of_the_answer(ranked: _Ranked, chosen: list[int], floor: float) -> int | None:
+    """For "which one is highest (lowest) ..., and what were its ...": the table row that holds
+    the extreme value of the asked column (``answering.extreme_rows``), when the opening names
+    that row's label ("T6") and does not quote a row itself. The row states the values of the
+    one the answer names ("Treatments: T6; Body weight gain (g/bird): 2129.25; FCR: 1.70"),
+    which a sentence saying "highest ... in T6 and T7" does not. None otherwise."""
+    profile, candidates = ranked.profile, ranked.candidates
+    if not (profile.superlative and profile.several) or any(candidates[i].cells for i in chosen):
+        return None
+    opening = " ".join(candidates[i].text for i in chosen)
+    for i in sorted(extreme_rows(profile, candidates, ranked.coverage)):
+        label = candidates[i].cells[0][1].strip() if candidates[i].cells else ""
+        if (
+            label
+            and ranked.relevance[i] >= floor
+            and re.search(r"(?<![\w-])" + re.escape(label) + r"(?![\w-])", opening, re.I)
+        ):
+            return i
+    return None
 
 
 def names_attribute(profile: QuestionProfile, coverage: Coverage, chosen: list[int]) -> bool:
