@@ -437,13 +437,6 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         self._lexicon = (generation, value)
         return value
 
-    def document_text(self, doc_id: str) -> str:
-        rows = self._fetch(
-            f"SELECT text FROM {self._t('passages')} WHERE doc_id = %s ORDER BY position",
-            (doc_id,),
-        )
-        return "\n\n".join(row[0] for row in rows)
-
     def documents(self) -> Iterator[DocumentRecord]:
         rows = self._fetch(
             "SELECT d.doc_id, d.title, d.source, d.content_hash, d.pages, d.added_at, "
@@ -478,12 +471,6 @@ class PostgresStore(PostgresExtras, PostgresSearch):
             for row in rows
         ]
         return passages, vectors
-
-    def document_hashes(self) -> dict[str, str]:
-        return dict(self._fetch(f"SELECT doc_id, content_hash FROM {self._t('documents')}"))
-
-    def document_sources(self) -> dict[str, str]:
-        return dict(self._fetch(f"SELECT doc_id, source FROM {self._t('documents')}"))
 
     # ----------------------------------------------------------------- closing
     def close(self) -> None:

@@ -1,4 +1,5 @@
-"""PostgresStore's sources, reference lists and kinds, its vector index, and bulk-load encoding.
+"""PostgresStore's document reads (text, hashes, sources), reference lists and kinds, its vector
+index, and bulk-load encoding.
 
 Split from ``postgres.py`` to keep each module readable; the semantics are the local store's
 (``store/extras.py``): one document may sit at several paths, and replacing a document forgets
@@ -104,6 +105,19 @@ class PostgresExtras:
             f"UPDATE {self._t('documents')} SET metadata = %s, source = %s WHERE doc_id = %s",
             (json.dumps(metadata, ensure_ascii=False, sort_keys=True), rows[0][0], doc_id),
         )
+
+    def document_text(self, doc_id: str) -> str:
+        rows = self._fetch(
+            f"SELECT text FROM {self._t('passages')} WHERE doc_id = %s ORDER BY position",
+            (doc_id,),
+        )
+        return "\n\n".join(row[0] for row in rows)
+
+    def document_hashes(self) -> dict[str, str]:
+        return dict(self._fetch(f"SELECT doc_id, content_hash FROM {self._t('documents')}"))
+
+    def document_sources(self) -> dict[str, str]:
+        return dict(self._fetch(f"SELECT doc_id, source FROM {self._t('documents')}"))
 
     def sources(self) -> dict[str, str]:
         return dict(self._fetch(f"SELECT source, doc_id FROM {self._t('sources')}"))
