@@ -33,8 +33,9 @@ import numpy as np
 
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate.fit import fit_logistic
-from lastword.generate import answering, extractive
-from lastword.generate.answering import FEATURES, QuestionProfile, candidate_features
+from lastword.generate import answer_model, extractive
+from lastword.generate.answer_model import FEATURES
+from lastword.generate.answering import QuestionProfile, candidate_features
 from lastword.generate.extractive import ExtractiveGenerator, candidates_of
 from lastword.generate.protocol import GenerationRequest
 from lastword.pipeline import Pipeline
@@ -106,8 +107,8 @@ def fitted(x: np.ndarray, y: np.ndarray, keep: np.ndarray, ridge: float) -> dict
 
 
 def set_model(model: dict[str, float]) -> None:
-    answering.ANSWER_MODEL.clear()
-    answering.ANSWER_MODEL.update(model)
+    answer_model.ANSWER_MODEL.clear()
+    answer_model.ANSWER_MODEL.update(model)
 
 
 def main() -> int:
@@ -125,7 +126,7 @@ def main() -> int:
     args = parser.parse_args()
     questions = load_jsonl(args.data / "questions.jsonl")
     settings = load_settings()
-    shipped = dict(answering.ANSWER_MODEL)
+    shipped = dict(answer_model.ANSWER_MODEL)
     floor, band_floor = extractive.RELEVANCE_FLOOR, EVIDENCE_FLOOR
     print("numbers from a busy shared machine (counts of questions do not depend on load)")
     with Pipeline.open(settings, args.index) as pipeline:
@@ -201,7 +202,7 @@ def cross_validate(questions, retrieved, embedder, settings, args, shipped) -> N
         (f"-{d}", tuple(d.split("+"))) for d in args.drop.split(",") if d
     ]
     set_model(shipped)
-    shipped_scores = answering.answer_probability(x, shipped)
+    shipped_scores = answer_model.answer_probability(x, shipped)
     print(
         f"shipped model: DEV in-sample sentence AUC "
         f"{roc_auc(shipped_scores[y == 1], shipped_scores[y == 0]):.3f}"
@@ -214,7 +215,7 @@ def cross_validate(questions, retrieved, embedder, settings, args, shipped) -> N
             for held in papers:
                 train = paper != held
                 model = fitted(x[train], y[train], keep, ridge)
-                oof[paper == held] = answering.answer_probability(x[paper == held], model)
+                oof[paper == held] = answer_model.answer_probability(x[paper == held], model)
                 set_model(model)
                 for q in dev_questions:
                     if paper_of(q) != held:

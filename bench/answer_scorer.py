@@ -2,12 +2,12 @@
 
 Retrieves once per question of ``$LASTWORD_DATASETS/papers/questions.jsonl`` over an index of
 the papers (``bench/papers.py --index DIR`` builds one). Every sentence the extractive generator
-may quote from the top passages becomes one row of ``generate/answering.py``'s ``FEATURES``,
+may quote from the top passages becomes one row of ``generate/answer_model.py``'s ``FEATURES``,
 labelled positive when it states one of its question's required facts (sentences of
 unanswerable questions are all negative). Then:
 
 1. ``--fit``: a ridge-regularised logistic model is fitted on the DEV rows only (odd-numbered
-   questions) and printed as the ``ANSWER_MODEL`` dict to paste into ``answering.py``;
+   questions) and printed as the ``ANSWER_MODEL`` dict to paste into ``answer_model.py``;
    without ``--fit`` the shipped ``ANSWER_MODEL`` is measured.
 2. Sentence ranking, per half: AUC of the model over all sentences, and the share of
    answerable questions whose best-scored sentence states a fact.
@@ -50,8 +50,9 @@ import numpy as np
 
 from lastword.evaluate.metrics import roc_auc
 from lastword.gate.fit import fit_logistic
-from lastword.generate import answering, extractive, neighbours
-from lastword.generate.answering import FEATURES, QuestionProfile, candidate_features
+from lastword.generate import answer_model, answering, extractive, neighbours
+from lastword.generate.answer_model import FEATURES
+from lastword.generate.answering import QuestionProfile, candidate_features
 from lastword.generate.extractive import RELEVANCE_FLOOR, ExtractiveGenerator, candidates_of
 from lastword.generate.protocol import GenerationRequest
 from lastword.pipeline import Pipeline
@@ -202,7 +203,7 @@ def main() -> int:
             f"{len(questions)} questions, {len(y)} candidate sentences "
             f"({int(y.sum())} state a fact); numbers from whatever machine runs this"
         )
-        model = dict(answering.ANSWER_MODEL)
+        model = dict(answer_model.ANSWER_MODEL)
         if args.fit:
             dev = half == "DEV"
             intercept, weights = fit_logistic(x[dev], y[dev], args.ridge)
@@ -211,9 +212,9 @@ def main() -> int:
             }
             print("ANSWER_MODEL fitted on DEV rows:")
             print("{\n" + "".join(f'    "{k}": {v},\n' for k, v in model.items()) + "}")
-            answering.ANSWER_MODEL.clear()
-            answering.ANSWER_MODEL.update(model)
-        scores = answering.answer_probability(x, model)
+            answer_model.ANSWER_MODEL.clear()
+            answer_model.ANSWER_MODEL.update(model)
+        scores = answer_model.answer_probability(x, model)
         owner = np.array(owners)
         for name in ("DEV", "TEST"):
             mask = half == name

@@ -225,7 +225,8 @@ def test_the_row_that_answers_is_chosen_and_survives_the_verifier(generator, min
 
 
 def test_the_answer_model_prefers_the_sentence_that_states_the_asked_value() -> None:
-    from lastword.generate.answering import answer_probability, candidate_features
+    from lastword.generate.answer_model import answer_probability
+    from lastword.generate.answering import candidate_features
 
     question = "At what day/night temperatures were the plants grown in this study?"
     candidates = [

@@ -167,7 +167,8 @@ TABLE = (
 
 
 def test_which_is_highest_is_read_from_the_asked_column_of_a_table() -> None:
-    from lastword.generate.answering import FEATURES, candidate_features
+    from lastword.generate.answer_model import FEATURES
+    from lastword.generate.answering import candidate_features
 
     table = RetrievedPassage(
         n=1,
