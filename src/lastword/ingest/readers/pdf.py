@@ -31,7 +31,7 @@ from lastword.ingest.layout import (
     read_page,
     reading_order,
 )
-from lastword.ingest.sentences import join_continued
+from lastword.ingest.sentences import carry_over, join_continued
 from lastword.ingest.structure import (
     Classifier,
     Region,
@@ -151,7 +151,7 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
     words = document_words(line for page in pages for line in page.lines)
     title_lines = mark_title(pages[0].lines, pages[0].height, size)
     classifier = Classifier()
-    texts: list[PageText] = []
+    blocks: list[list[tuple[str, str]]] = []  # each page's (kind, text) blocks
     front: list[str] = []
 
     def join(parts: list[str]) -> str:
@@ -211,7 +211,11 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
             if region.kind == "front" and page.number == 1:
                 front.append(region.text)
             typed.append((region.kind, region.text))
-        texts.append(page_from_blocks(page.number, join_continued(typed, join)))
+        blocks.append(join_continued(typed, join))
+    texts = [  # a sentence cut by a page break belongs to the page it starts on
+        page_from_blocks(page.number, page_blocks)
+        for page, page_blocks in zip(pages, carry_over(blocks, join), strict=True)
+    ]
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
