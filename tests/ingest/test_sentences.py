@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from lastword.ingest.chunk import split_passages
+from lastword.ingest.readers import reader_for
 from lastword.ingest.readers.pdf import read_pdf
 from lastword.ingest.sentences import (
     MAX_CARRIED_WORDS,
@@ -15,6 +16,7 @@ from lastword.ingest.sentences import (
     join_continued,
     sentence_ends,
 )
+from lastword.settings import IngestSettings
 
 CROSSING = (
     "The seedlings that survived the second drought were then moved to a shaded greenhouse "
@@ -231,7 +233,14 @@ def page_break_pdf(path: Path) -> Path:
 
 
 def test_a_sentence_cut_by_a_page_break_belongs_to_the_page_it_starts_on(tmp_path: Path):
-    document = _read(page_break_pdf(tmp_path / "pages.pdf"))
+    """With ``[ingest] join_across_pages`` (off by default, ``reader_for`` passes it on)."""
+    path = page_break_pdf(tmp_path / "pages.pdf")
+    cut = _read(path)  # the default: each page holds only its own text
+    assert _body(cut, 2)[-1].endswith("second drought were")
+    assert _body(cut, 3)[0].startswith("then moved to a shaded greenhouse")
+    reader = reader_for(path, IngestSettings(join_across_pages=True))
+    assert reader is not None
+    document = next(reader(path, path.read_bytes()))
     page_two, page_three, page_five = _body(document, 2), _body(document, 3), _body(document, 5)
     assert CROSSING in page_two[-1], page_two  # the sentence whole, on its first page
     assert page_two[-1].endswith(CROSSING)
