@@ -196,6 +196,12 @@ class IngestSettings(Section):
         description="Follow symbolic links inside an ingested folder that lead outside it "
         "(off: such a link is reported and skipped).",
     )
+    join_across_pages: bool = Field(
+        False,
+        description="PDF: a sentence cut by a page break is made whole on the page it starts "
+        "on (the next page's words up to its end move there). Off by default: on the papers "
+        "bench it cost 3 DEV answers and added 3 false accepts (docs/ingest.md).",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:

@@ -239,3 +239,41 @@ def test_a_landscape_page_keeps_the_running_header_band(tmp_path: Path):
     text = " ".join(p.text for p in split_passages(document.pages))
     assert "strawberries" in text
     assert "Microorganisms 2018" not in text and " of 4" not in text
+
+
+def test_a_doi_or_web_address_alone_is_front_matter_not_evidence(tmp_path: Path):
+    """The article's DOI set alone on page 1 (BMC) and a figure's DOI under its caption (PLOS)
+    were body and abstract passages, retrieved as evidence; they are front matter."""
+    from fpdf import FPDF
+
+    body = (
+        "Roots of the drought plots grew deeper than those of the watered plots in each of the "
+        "three seasons, and the difference was largest in the driest of them. "
+    )
+    pdf = FPDF()
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", style="B", size=16)
+    pdf.text(20, 25, "Deep Roots of Wild Emmer Wheat")
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_xy(20, 40)
+    pdf.multi_cell(170, 5, "Abstract " + body * 4)
+    pdf.text(20, 90, "https://doi.org/10.1186/s12906-018-2238-1")
+    pdf.set_xy(20, 100)
+    pdf.multi_cell(170, 5, body * 5)
+    pdf.add_page()
+    pdf.set_xy(20, 30)
+    pdf.multi_cell(170, 5, body * 5)
+    pdf.text(20, 80, "Fig 1. Root depth of the drought and the watered plots per season.")
+    pdf.text(20, 90, "doi:10.1371/journal.pone.0115884.g001")
+    pdf.set_xy(20, 100)
+    pdf.multi_cell(170, 5, body * 3)
+    path = tmp_path / "dois.pdf"
+    pdf.output(str(path))
+    document = read(path)
+    kinds = kinds_of(document)
+    assert kinds["https://doi.org/10.1186/s12906-018-2238-1"] == "front"
+    assert kinds["doi:10.1371/journal.pone.0115884.g001"] == "front"
+    evidence = [p for p in split_passages(document.pages) if p.kind in ("body", "abstract")]
+    assert evidence and not any("doi" in p.text for p in evidence)
+    assert sum(p.text.count(body.strip()) for p in evidence) == 17  # the prose around them

@@ -7,8 +7,16 @@ import textwrap
 from pathlib import Path
 
 from lastword.ingest.chunk import split_passages
+from lastword.ingest.readers import reader_for
 from lastword.ingest.readers.pdf import read_pdf
-from lastword.ingest.sentences import continues, join_continued, sentence_ends
+from lastword.ingest.sentences import (
+    MAX_CARRIED_WORDS,
+    carry_over,
+    continues,
+    join_continued,
+    sentence_ends,
+)
+from lastword.settings import IngestSettings
 
 CROSSING = (
     "The seedlings that survived the second drought were then moved to a shaded greenhouse "
@@ -188,3 +196,102 @@ def test_which_blocks_continue_a_sentence():
         ("heading", "2. Methods"),
         ("body", "then watered."),
     ]
+
+
+HYPHENATED = (
+    "Watering every second day gave a clear inhibition of root growth in the shaded plots of "
+    "the third block."
+)
+
+
+def page_break_pdf(path: Path) -> Path:
+    """Page 2 ends mid-sentence: CROSSING runs on at the top of page 3, under a figure caption
+    set there; page 3 ends with "in-" and page 4 (after a page holding only a table) opens
+    with "hibition": HYPHENATED cut by two page breaks. "inhibition" is attested on page 1."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    _page_one(pdf)
+    pdf.text(15, 140, "Salt gave a strong inhibition of the roots of every plot.")
+    head, tail = CROSSING.split(" then ")
+    pdf.add_page()
+    _lines(pdf, 15, 200, textwrap.wrap(" ".join([*_sentences("dry", 4), head]), 90))
+    pdf.add_page()
+    y = _lines(pdf, 15, 30, ["Figure 1. Root length of the dry plots per block."])
+    first, second = HYPHENATED.split("inhibition")
+    lines = textwrap.wrap(" ".join(["then " + tail, *_sentences("wet", 4), first.strip()]), 90)
+    _lines(pdf, 15, y + 10, [*lines[:-1], lines[-1] + " in-"])
+    pdf.add_page()  # a page of one table only
+    for i, row in enumerate([("Block", "Roots", "Plants"), ("1", "41.2 cm", "20")]):
+        for x, cell in zip((15, 80, 150), row, strict=True):
+            pdf.text(x, 40 + 6 * i, cell)
+    pdf.add_page()
+    _lines(pdf, 15, 30, textwrap.wrap(" ".join(["hibition" + second, *_sentences("cut", 3)]), 90))
+    pdf.output(str(path))
+    return path
+
+
+def test_a_sentence_cut_by_a_page_break_belongs_to_the_page_it_starts_on(tmp_path: Path):
+    """With ``[ingest] join_across_pages`` (off by default, ``reader_for`` passes it on)."""
+    path = page_break_pdf(tmp_path / "pages.pdf")
+    cut = _read(path)  # the default: each page holds only its own text
+    assert _body(cut, 2)[-1].endswith("second drought were")
+    assert _body(cut, 3)[0].startswith("then moved to a shaded greenhouse")
+    reader = reader_for(path, IngestSettings(join_across_pages=True))
+    assert reader is not None
+    document = next(reader(path, path.read_bytes()))
+    page_two, page_three, page_five = _body(document, 2), _body(document, 3), _body(document, 5)
+    assert CROSSING in page_two[-1], page_two  # the sentence whole, on its first page
+    assert page_two[-1].endswith(CROSSING)
+    assert HYPHENATED in page_three[-1], page_three  # "in-" + "hibition", over a table page
+    # what is left on the next page opens a sentence; no fragment of the moved words stays
+    assert page_three[0].startswith("The wet plots of block 1"), page_three
+    assert page_five[0].startswith("The cut plots of block 1"), page_five
+    assert "hibition" not in " ".join(page_five) and "recovered" not in " ".join(page_three)
+    captions = [p for p in split_passages(document.pages) if p.kind == "caption"]
+    assert [(p.page, p.text) for p in captions] == [
+        (3, "Figure 1. Root length of the dry plots per block.")
+    ]
+    # offsets point into each page's own text, blocks included
+    pages = {page.page: page for page in document.pages}
+    for p in split_passages(document.pages):
+        original = pages[p.page].text[p.char_start : p.char_end]
+        assert " ".join(original.split()) == " ".join(p.text.split())
+    for page in document.pages:
+        for block in page.blocks:
+            assert page.text[block.start : block.end].strip()
+
+
+def test_carry_over_moves_the_words_up_to_the_sentence_end():
+    pages = [
+        [("body", "Roots grew. The plants were"), ("caption", "Figure 1."), ("front", "CC BY")],
+        [("figure", "x y"), ("body", "moved in June (as in e.g. 2019). Then they grew.")],
+        [("body", "After a heading"), ("heading", "2. Methods")],
+        [("body", "then a new paragraph.")],  # after a heading: left where it is
+        [("table", "A | B")],
+    ]
+    assert carry_over(pages, " ".join) == [
+        [
+            ("body", "Roots grew. The plants were moved in June (as in e.g. 2019)."),
+            ("caption", "Figure 1."),
+            ("front", "CC BY"),
+        ],
+        [("figure", "x y"), ("body", "Then they grew.")],
+        [("body", "After a heading"), ("heading", "2. Methods")],
+        [("body", "then a new paragraph.")],
+        [("table", "A | B")],
+    ]
+    # a fragment with no sentence end moves whole; a capital, another kind, or a "sentence"
+    # of more than MAX_CARRIED_WORDS words is no continuation carried over
+    assert carry_over([[("body", "the plants were")], [("body", "not there")]], " ".join) == [
+        [("body", "the plants were not there")],
+        [],
+    ]
+    for second in [
+        ("body", "Roots grew."),
+        ("abstract", "then grew."),
+        ("body", "then " + "grew " * MAX_CARRIED_WORDS + "fast. Then stopped."),
+    ]:
+        pages = [[("body", "the plants grew tall")], [second]]
+        assert carry_over(pages, " ".join) == pages

@@ -179,3 +179,118 @@ def test_two_ruled_tables_of_one_width_are_two_tables(tmp_path: Path):
     assert first[2:] == ["CAP64 | 400 bp | [10]", "LAC1 | 760 bp | [11]", "URA5 | 880 bp | [12]"]
     assert second[0].startswith("Table 3.") and second[1] == "Part | Samples | Isolates"
     assert second[2:] == ["Leaves | 138 | 1", "Flowers | 88 | 7", "Woody trunks | 85 | 1"]
+
+
+#: Table-3 of a broiler trial: (group, weight gain, its raised group letter, FCR, its letter)
+LETTERED = [
+    ("T1", "1801.75", "a", " ±1.79", "2.09", "c", " ±0.01"),
+    ("T5", "1873.50", "b", " ±9.13", "1.96", "b", "±0.03"),
+    ("T6", "2129.25", "c", " ±22.83", "1.70", "a", "±0.01"),
+    ("T7", "1818.50", "ab", "±11.92", "2.00", "bc", "±0.03"),
+]
+
+
+def make_lettered_table_pdf(path: Path) -> Path:
+    """A table whose means carry raised significance letters ("1.70" + raised "a" + "±0.01"),
+    set as a journal sets them, under prose with a raised ordinal ("6" + raised "th")."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    pdf.add_page()
+
+    def raised(x: float, y: float, parts: tuple[str, str, str], size: int) -> None:
+        number, letter, rest = parts
+        pdf.set_font("Helvetica", size=size)
+        pdf.text(x, y, number)
+        x += pdf.get_string_width(number)
+        pdf.set_font("Helvetica", size=round(size * 0.6))
+        pdf.text(x + 0.1, y - size * 0.13, letter)
+        x += pdf.get_string_width(letter) + 0.2
+        pdf.set_font("Helvetica", size=size)
+        pdf.text(x, y, rest)
+
+    y = 30.0
+    for line in PROSE[4:6]:
+        pdf.set_font("Helvetica", size=10)
+        pdf.text(15, y, line)
+        y += 5
+    raised(15, y, ("Birds were weighed in the 6", "th", " week of the trial."), 10)
+    pdf.set_font("Helvetica", size=10)
+    pdf.text(15, 70, "Table-3. Growth performance of the broilers over six weeks.")
+    pdf.set_font("Helvetica", size=9)
+    for x, cell in ((15, "Group"), (45, "Body weight gain (g)"), (110, "FCR")):
+        pdf.text(x, 78, cell)
+    for i, (group, gain, g_letter, g_rest, fcr, f_letter, f_rest) in enumerate(LETTERED):
+        row_y = 85 + 6 * i
+        pdf.set_font("Helvetica", size=9)
+        pdf.text(15, row_y, group)
+        raised(45, row_y, (gain, g_letter, g_rest), 9)
+        raised(110, row_y, (fcr, f_letter, f_rest), 9)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_raised_letter_after_a_number_is_a_superscript_every_reader_reads(tmp_path: Path):
+    """ "1.70a±0.01" read flat is no number 1.70 to a pattern (``\\b1\\.70\\b``); read as the
+    superscript it is, "1.70^a±0.01" is, and the generator's table reader, its number reader and
+    the verifier's number check all read 1.70 in it."""
+    import re
+    from decimal import Decimal
+
+    from lastword.generate.extractive import table_row_cells
+    from lastword.generate.quantities import numbers_of_kinds
+    from lastword.generate.superlative import leading_value
+    from lastword.verify.numbers import missing_quantities
+
+    path = make_lettered_table_pdf(tmp_path / "lettered.pdf")
+    document = next(read_pdf(path, path.read_bytes()))
+    passages = split_passages(document.pages, min_words=1)
+    (table,) = [p for p in passages if p.kind == "table"]
+    assert table.text.split("\n")[1:] == [
+        "Group | Body weight gain (g) | FCR",
+        "T1 | 1801.75^a ±1.79 | 2.09^c ±0.01",
+        "T5 | 1873.50^b ±9.13 | 1.96^b±0.03",
+        "T6 | 2129.25^c ±22.83 | 1.70^a±0.01",
+        "T7 | 1818.50^ab±11.92 | 2.00^bc±0.03",
+    ]
+    assert re.search(r"\b1\.70\b", table.text) and re.search(r"\b2,?129\b", table.text)
+    prose = " ".join(p.text for p in passages if p.kind != "table")
+    assert (
+        "Birds were weighed in the 6th week of the trial." in prose
+    )  # an ordinal's ending is a word, not a mark
+
+    rows = dict(
+        (named[0][1], (statement, dict(named))) for statement, named in table_row_cells(table.text)
+    )
+    statement, cells = rows["T6"]
+    assert statement == (
+        "Table-3 — Group: T6; Body weight gain (g): 2129.25^c ±22.83; FCR: 1.70^a±0.01."
+    )
+    assert leading_value(cells["FCR"]) == Decimal("1.70")
+    assert leading_value(cells["Body weight gain (g)"]) == Decimal("2129.25")
+    assert leading_value(rows["T7"][1]["FCR"]) == Decimal("2.00")
+    assert {"1.7", "2129.25", "22.83", "0.01"} <= numbers_of_kinds(statement, frozenset())
+    assert "3" not in numbers_of_kinds(statement, frozenset())  # the label, not a value
+    draft = "T6 gained 2129.25 with a feed conversion ratio of 1.70."
+    assert missing_quantities(draft, [table.text]) == []
+    assert [q.text for q in missing_quantities("T6 had an FCR of 1.71.", [table.text])] == ["1.71"]
+
+
+def test_superscript_runs_read_from_character_boxes():
+    """Boxes as PDFium gives them (text, x0, x1, bottom, top), size 10: a raised run of 6-high
+    boxes 3.4 above the baseline."""
+    from lastword.ingest.layout import _superscripted
+
+    def chars(text: str, marks: str) -> list[tuple[str, float, float, float, float]]:
+        boxes = []
+        for i, (ch, mark) in enumerate(zip(text, marks, strict=True)):
+            bottom, top = (3.4, 9.4) if mark == "^" else (0.0, 10.0)
+            boxes.append((ch, 5.0 * i, 5.0 * i + 4.5, bottom, top))
+        return boxes
+
+    assert _superscripted(chars("2.09a,b±0.01", "    ^^^     "), 10.0) == "2.09^a,b±0.01"
+    assert _superscripted(chars("1010 seeds", "  ^^      "), 10.0) == "10^10 seeds"
+    assert _superscripted(chars("6th week", " ^^     "), 10.0) == "6th week"  # an ordinal
+    assert _superscripted(chars("valuesa,b", "      ^^^"), 10.0) == "valuesa,b"  # no number
+    assert _superscripted(chars("1.70a", "     "), 10.0) == "1.70a"  # not raised: as read

@@ -60,7 +60,7 @@ def prepare_task(
     pending = _Pending()
     shown = {Path(path): as_shown for path, as_shown in files}
     documents = []
-    for document in _read_all(list(shown), shown, known, report, pending):
+    for document in _read_all(list(shown), shown, known, report, pending, ingest):
         passages = prepare_passages(document, ingest, report)
         if passages:
             documents.append((document, passages))

@@ -4,8 +4,9 @@ PDFium gives every character of a page with its loose box (the font's full heigh
 height is the font size as drawn, whatever the text matrix). Characters become line fragments
 (a new fragment at a line break, a baseline change, a jump back, or a wide horizontal gap);
 fragments keep their box and size. A two-column page (many fragments starting at one x near the
-middle) is read column by column, band by band between full-width lines. A raised, smaller digit
-run right after a digit is a superscript: "10" + raised "10" reads "10^10".
+middle) is read column by column, band by band between full-width lines. A raised, smaller run
+of digits or letters right after a digit is a superscript: "10" + raised "10" reads "10^10",
+"1.70" + raised "a" (a significance group) reads "1.70^a".
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ _PAGE_NUMBER = re.compile(r"(?<![\d./:-])\d{1,5}(?![\d./:-]?\d)")
 _CELL_GAP = 0.75  # a gap between characters this many font heights wide separates table cells
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
+#: a raised ordinal ending ("6" + raised "th") reads as the word it is: "6th"
+_ORDINAL = re.compile(r"(?<=\d)\^(st|nd|rd|th)(?![A-Za-z])")
 _FURNITURE_WORDS = re.compile(
     r"\b(doi|https?://|www\.|journal|vol\.|volume|issn|page \d|pages? \d|©|copyright|"
     r"downloaded from|research article|original article|article id|open access)\b",
@@ -77,7 +80,10 @@ class Page:
 
 
 def _superscripted(chars: list[tuple[str, float, float, float, float]], size: float) -> str:
-    """Text of a fragment, with '^' before a raised smaller digit run that follows a digit."""
+    """Text of a fragment, with '^' before a raised smaller run right after a digit: digits
+    ("10^10"), or letters and the commas between them (significance groups and footnote marks:
+    "1.70^a±0.01", "2.09^a,b"), but not an ordinal's ending ("6th"). A raised run after anything
+    else is left as it is read."""
     if not chars:
         return ""
     base = statistics.median(c[3] for c in chars if not c[0].isspace()) if size else 0.0
@@ -85,12 +91,18 @@ def _superscripted(chars: list[tuple[str, float, float, float, float]], size: fl
     raised_run = False
     for ch, _x0, _x1, bottom, top in chars:
         height = top - bottom
-        raised = ch.isdigit() and size > 0 and height < 0.85 * size and bottom > base + 0.2 * size
-        if raised and not raised_run and out and out[-1].isdigit():
-            out.append("^")
+        small_raised = size > 0 and height < 0.85 * size and bottom > base + 0.2 * size
+        if raised_run:  # a run goes on with digits, letters, and a comma before one of them
+            raised = small_raised and (ch.isalnum() or ch == ",")
+        else:
+            raised = small_raised and (ch.isdigit() or ch.isalpha())
+            if raised and out and out[-1].isdigit():
+                out.append("^")
+            elif ch.isalpha():
+                raised = False  # a raised letter not after a digit starts no run
         raised_run = raised
         out.append(ch)
-    return "".join(out)
+    return _ORDINAL.sub(r"\1", "".join(out))
 
 
 def read_page(pdf_page: object, number: int) -> Page:

@@ -159,6 +159,7 @@ def _read_all(
     known: dict[str, str],
     report: IngestReport,
     pending: _Pending,
+    settings: IngestSettings | None = None,
 ) -> Iterator[SourceDocument]:
     """Yield documents that are new or changed; a file whose content is stored is skipped
     unparsed (its path is recorded: one document, every path it is found at)."""
@@ -174,7 +175,7 @@ def _read_all(
             pending.sources.append((digest, str(path), shown[path]))
             report.skipped.append(shown[path])
             continue
-        reader = reader_for(path)
+        reader = reader_for(path, settings)
         if reader is None:
             report.failed.append(IngestError("unsupported file type", str(path)))
             continue
@@ -270,7 +271,7 @@ def ingest_paths(
         shown = relative_paths(paths, files)
         pending = _Pending()
         documents = []
-        for document in _read_all(files, shown, known, report, pending):
+        for document in _read_all(files, shown, known, report, pending, settings):
             passages = prepare_passages(document, settings, report)
             if passages:
                 documents.append((document, passages))

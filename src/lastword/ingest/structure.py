@@ -50,6 +50,12 @@ _LICENCE = re.compile(
     r"licensee|unrestricted use, distribution)",
     re.IGNORECASE,
 )
+#: a block that is nothing but a DOI or a web address ("https://doi.org/10.1186/s12906-018-2238-1",
+#: a PLOS figure's "doi:10.1371/journal.pone.0115884.g001"): front matter, never evidence
+_IDENTIFIER = re.compile(
+    r"(?:doi\s*:?\s*|https?://(?:dx\.)?doi\.org/)10\.\d{4,9}/\S+|(?:https?://|www\.)\S+",
+    re.IGNORECASE,
+)
 _LIST_END = re.compile(
     r"^(supplementary|additional files?|appendix|submit your|publish with|"
     r"submit your next manuscript|ready to submit)",
@@ -340,6 +346,8 @@ class Classifier:
             return "references"
         if block.role in ("caption", "table"):
             return block.role
+        if _IDENTIFIER.fullmatch(text.strip()):
+            return "front"  # a DOI or web address alone: the article's, or a figure's
         if _LICENCE.search(text) and len(text.split()) <= 150:
             return "front"
         if self.state == "front":

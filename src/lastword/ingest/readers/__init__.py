@@ -8,6 +8,7 @@ broken record never costs the rest of the file.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from lastword.errors import IngestError
@@ -15,6 +16,7 @@ from lastword.ingest.document import SourceDocument
 from lastword.ingest.readers.jsonl import read_jsonl
 from lastword.ingest.readers.pdf import read_pdf
 from lastword.ingest.readers.text import read_text
+from lastword.settings import IngestSettings
 
 ReadOutcome = SourceDocument | IngestError
 Reader = Callable[[Path, bytes], Iterator[ReadOutcome]]
@@ -28,8 +30,12 @@ READERS: dict[str, Reader] = {
 }
 
 
-def reader_for(path: Path) -> Reader | None:
-    return READERS.get(path.suffix.lower())
+def reader_for(path: Path, settings: IngestSettings | None = None) -> Reader | None:
+    """The reader for a file's suffix, with the settings it reads (PDF: ``join_across_pages``)."""
+    reader = READERS.get(path.suffix.lower())
+    if reader is read_pdf and settings is not None:
+        return partial(read_pdf, join_across_pages=settings.join_across_pages)
+    return reader
 
 
 __all__ = ["READERS", "ReadOutcome", "Reader", "reader_for"]

@@ -31,7 +31,7 @@ from lastword.ingest.layout import (
     read_page,
     reading_order,
 )
-from lastword.ingest.sentences import join_continued
+from lastword.ingest.sentences import carry_over, join_continued
 from lastword.ingest.structure import (
     Classifier,
     Region,
@@ -92,7 +92,11 @@ def _open(data: bytes, source: str):  # type: ignore[no-untyped-def]
         raise IngestError(f"corrupt or unreadable PDF ({message})", source) from None
 
 
-def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
+def read_pdf(
+    path: Path, data: bytes, *, join_across_pages: bool = False
+) -> Iterator[SourceDocument]:
+    """One document from a PDF's bytes; with ``join_across_pages`` a sentence cut by a page
+    break is made whole on the page it starts on (``sentences.carry_over``)."""
     import pypdfium2 as pdfium
 
     source = str(path)
@@ -121,7 +125,7 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
             "e.g. ocrmypdf",
             source,
         )
-    texts, title, references, front = _structure(pages)
+    texts, title, references, front = _structure(pages, join_across_pages)
     title = title or sane_title(metadata.get("Title") or "") or title_from_name(path)
     meta: dict[str, object] = {"file": path.name, "format": "pdf"}
     authors = _authors(front, metadata.get("Author") or "")
@@ -144,14 +148,16 @@ def read_pdf(path: Path, data: bytes) -> Iterator[SourceDocument]:
     )
 
 
-def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]:
+def _structure(
+    pages: list[Page], join_across_pages: bool = False
+) -> tuple[list[PageText], str, list, list[str]]:
     mark_furniture(pages)
     size = body_size(pages)
     bold_body = body_is_bold(pages, size)
     words = document_words(line for page in pages for line in page.lines)
     title_lines = mark_title(pages[0].lines, pages[0].height, size)
     classifier = Classifier()
-    texts: list[PageText] = []
+    blocks: list[list[tuple[str, str]]] = []  # each page's (kind, text) blocks
     front: list[str] = []
 
     def join(parts: list[str]) -> str:
@@ -211,7 +217,13 @@ def _structure(pages: list[Page]) -> tuple[list[PageText], str, list, list[str]]
             if region.kind == "front" and page.number == 1:
                 front.append(region.text)
             typed.append((region.kind, region.text))
-        texts.append(page_from_blocks(page.number, join_continued(typed, join)))
+        blocks.append(join_continued(typed, join))
+    if join_across_pages:  # a sentence cut by a page break belongs to the page it starts on
+        blocks = carry_over(blocks, join)
+    texts = [
+        page_from_blocks(page.number, page_blocks)
+        for page, page_blocks in zip(pages, blocks, strict=True)
+    ]
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
