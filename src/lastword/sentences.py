@@ -14,7 +14,7 @@ import re
 ABBREVIATIONS = frozenset(
     """
     al e.g i.e etc vs v viz cf ca approx incl resp est fig figs tab eq eqs ref refs no nos vol
-    p pp ed eds dr mr mrs ms prof st jr sr dept univ inc ltd co sp spp subsp var cv
+    p pp ed eds dr mr mrs ms prof st jr sr dept univ inc ltd co sp spp subsp var cv syn
     jan feb mar apr jun jul aug sep sept oct nov dec""".split()
 )
 

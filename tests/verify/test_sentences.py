@@ -24,6 +24,12 @@ def test_abbreviations_and_decimals_do_not_split() -> None:
         "Smith et al. found a 0.5 mg dose works, e.g. in adults (ref. 3).",
         "Vs. placebo it won [1].",
     ]
+    # a synonym given in brackets (papers: ocimum_antimicrobial's O. africanum)
+    synonym = "It was O. africanum (syn. O. citriodorum) in Africa [2]. Both grew."
+    assert split_line(synonym) == [
+        "It was O. africanum (syn. O. citriodorum) in Africa [2].",
+        "Both grew.",
+    ]
 
 
 def test_list_items_and_headings_are_split_by_line() -> None:
