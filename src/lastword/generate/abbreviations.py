@@ -20,6 +20,14 @@ _SHORT = r"[A-Za-z][A-Za-z0-9\-]{1,9}"
 _LONG_THEN_SHORT = re.compile(r"\((" + _SHORT + r")s?[;,)]")
 _SHORT_THEN_LONG = re.compile(r"(?<![\w-])(" + _SHORT + r")\s+\(([^()]{4,80})\)")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*")
+#: a glossary entry, as under a table or in a list of abbreviations: "ZEA, zearalenone.",
+#: "ECE: Embryonated chicken egg; EID50: Egg infectious dose 50%;" (at the start of a text,
+#: after "Abbreviations" or after the entry before it)
+_GLOSSARY = re.compile(
+    r"(?:^|[;.]\s+|\babbreviations?:?\s+)(" + _SHORT + r")\s*[,:=]\s+([^;.:()]{3,80}?)"
+    r"(?=\s*(?:[;.]|$))",
+    re.I,
+)
 
 
 def _singular(short: str) -> str:
@@ -98,7 +106,8 @@ def question_initials(question: str, texts: Iterable[str]) -> dict[str, str]:
 
 
 def find_abbreviations(texts: Iterable[str], question: str | None = None) -> Abbreviations:
-    """Every definition "long form (SF)" or "SF (long form)" in the texts; with ``question``,
+    """Every definition "long form (SF)", "SF (long form)" or, as a glossary entry, "SF, long
+    form" / "SF: long form" in the texts; with ``question``,
     also the short forms in the texts that spell the initials of the question's words."""
     texts = list(texts)
     pairs: dict[str, str] = {}
@@ -118,6 +127,14 @@ def find_abbreviations(texts: Iterable[str], question: str | None = None) -> Abb
             # the long form must spell the short form from its first word on
             long = long_form_for(short, inside)
             if long and inside.lower().startswith(long.lower()):
+                pairs[short] = long
+        for match in _GLOSSARY.finditer(flat):
+            short, entry = _singular(match.group(1)), match.group(2).strip()
+            if not _is_short_form(short) or short in pairs:
+                continue
+            # the whole entry is the long form, spelling the short form from its first word
+            long = long_form_for(short, entry)
+            if long and long.lower() == entry.lower():
                 pairs[short] = long
     if question:
         for short, long in question_initials(question, texts).items():

@@ -42,7 +42,7 @@ from lastword.generate.question_kinds import (
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.generate.terms import STOP as _STOP
-from lastword.generate.terms import attribute_terms, compound_terms, named_places
+from lastword.generate.terms import attribute_terms, compound_terms, measured_terms, named_places
 from lastword.generate.terms import is_rare_token as _is_rare_token
 from lastword.generate.terms import stem as _stem
 from lastword.generate.terms import terms as _terms
@@ -94,6 +94,9 @@ class QuestionProfile:
     #: the stems of what a count question counts ("children" of "How many of the children
     #: ...?"; ``quantities.count_heads``); empty when it does not say
     counted: frozenset[str] = frozenset()
+    #: the stems of what a wh-question asks the amount of ("plasma", "cortisol" of "What
+    #: plasma cortisol levels ...?"; ``terms.measured_terms``); empty for other questions
+    measured: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, question: str) -> QuestionProfile:
@@ -112,6 +115,7 @@ class QuestionProfile:
             superlative=superlative_of(question),
             attribute=attribute_terms(question),
             counted=count_heads(question),
+            measured=measured_terms(question),
         )
 
     @cached_property
@@ -220,6 +224,21 @@ _RESULT_RE = re.compile(
     r"|\b(highest|lowest|maximum|minimum|most|least)\b",
     re.I,
 )
+
+
+#: the sentence reports a control of the experiment, not the treatment asked about: "The
+#: positive controls, amikacin, and nystatin showed an antimicrobial effect at 4 mg/L ..."
+_CONTROL_RE = re.compile(
+    r"\b(positive|negative|vehicle|solvent|untreated|reference)\s+controls?\b", re.I
+)
+
+
+def reports_control(candidate: Candidate, profile: QuestionProfile) -> bool:
+    """The sentence reports a positive, negative or vehicle control, and the question does not
+    ask about controls."""
+    return bool(_CONTROL_RE.search(candidate.text)) and not re.search(
+        r"\bcontrols?\b", profile.question, re.I
+    )
 
 
 def reports_method(candidate: Candidate) -> bool:

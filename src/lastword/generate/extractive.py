@@ -69,12 +69,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from lastword.embed.protocol import Embedder
+from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.generate.answering import (
     Candidate,
     Coverage,
     QuestionProfile,
     asked_numbers,
     extreme_rows,
+    reports_control,
     score_candidates,
     specifics,
     states_new_number,
@@ -118,6 +120,14 @@ COUNTED = True
 #: unanswerable question of the papers set in the weak band leaves a word unstated (the thing it
 #: asks about: "cortisol", "fluconazole", "net economic return"; ``admits_weak``)
 ALL_STATED = True
+#: "What plasma cortisol levels / fat content (%) / nivalenol concentration ...?": the opening
+#: sentence must state every word that names what the amount is of (``QuestionProfile.measured``),
+#: or the sentence gives an amount of something else ("oxytocin concentrations" for cortisol)
+MEASURED = True
+#: a sentence reporting a control of the experiment ("The positive controls, amikacin, and
+#: nystatin showed an antimicrobial effect at 4 mg/L and 2 mg/L") does not open an answer about
+#: the treatment, unless the question asks about controls (``answering.reports_control``)
+CONTROLS = True
 #: a follower that adds a term of the question not yet covered needs only this probability
 FOLLOW_FLOOR = 0.05
 #: weight of the question's not-yet-covered terms a follower states (IDF share of the question)
@@ -205,6 +215,16 @@ def table_row_cells(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     return out
 
 
+def defined_in(
+    request: GenerationRequest, candidates: list[Candidate], profile: QuestionProfile
+) -> Abbreviations:
+    """The short forms the retrieved passages define: in the sentences that may be quoted and
+    in the rest of the passages' text too (a table's legend, "ZEA, zearalenone.", is no
+    candidate sentence but defines what a sentence writing "ZEA" speaks of)."""
+    texts = [c.text for c in candidates] + [p.text for p in request.passages]
+    return find_abbreviations(texts, profile.question)
+
+
 def candidates_of(request: GenerationRequest) -> list[Candidate]:
     """Every whole sentence that may be quoted, with its passage (a table's rows, for tables)."""
     out: list[Candidate] = []
@@ -276,7 +296,8 @@ class ExtractiveGenerator:
         candidates = candidates_of(request)
         if not candidates:
             return profile.terms
-        stated = set().union(*Coverage.of(profile, candidates).matched)
+        coverage = Coverage.of(profile, candidates, defined_in(request, candidates, profile))
+        stated = set().union(*coverage.matched)
         return frozenset(profile.terms - stated)
 
     def admits_weak(self, request: GenerationRequest, floor: float) -> tuple[bool, float, float]:
@@ -301,7 +322,7 @@ class ExtractiveGenerator:
         # Scoring needs no model: only the few sentences that may be quoted are embedded, for
         # the redundancy check between them.
         profile = QuestionProfile.of(request.question)
-        coverage = Coverage.of(profile, candidates)
+        coverage = Coverage.of(profile, candidates, defined_in(request, candidates, profile))
         single = score_candidates(profile, candidates, coverage)
         pairs = (
             neighbour_pairs(profile, candidates, coverage, single, self._follow_floor)
@@ -327,6 +348,13 @@ class ExtractiveGenerator:
             if typed or (COUNTED and "count" in profile.number_kinds and profile.counted):
                 # An age, a length or a percentage asked: a count beside it does not state it.
                 eligible = [i for i in eligible if asked_numbers(scored[i], profile)]
+        if MEASURED and profile.measured:
+            # "What plasma cortisol levels ...?": the opening names what the amount is of
+            matched = coverage.matched + [p.matched for p in pairs]
+            eligible = [i for i in eligible if profile.measured <= matched[i]]
+        if CONTROLS:
+            # a positive / negative / vehicle control's value is not the one asked for
+            eligible = [i for i in eligible if not reports_control(scored[i], profile)]
         things = named_things(request.question) if NAMED_THINGS else ()
         if things:
             # About another member of the kind of a thing the question names: not an answer.

@@ -14,6 +14,7 @@ from lastword.generate.answering import (
     Candidate,
     Coverage,
     QuestionProfile,
+    reports_control,
     reports_method,
     specifics,
     states_new_number,
@@ -26,6 +27,15 @@ PAIR_MIN_SUBJECT = 0.05
 #: a subject neighbour that follows the specific one and opens by referring back to it
 #: ("These results were in agreement with ...") comments on it: no pair
 PAIR_ANAPHOR = True
+#: a subject neighbour that follows the specific one and states a specific of the asked kind
+#: itself ("The extracts ... showed a bacteriostatic effect against Staphylococcus aureus ..."
+#: after "The positive controls ... at 4 mg/L and 2 mg/L") reports its own finding, not the
+#: setting of the one before it: no pair
+PAIR_OWN_FINDING = True
+#: the half that states the specific must not report a control of the experiment ("The
+#: positive controls, amikacin, and nystatin ... at 4 mg/L and 2 mg/L" beside a sentence on the
+#: extracts asked about; ``answering.reports_control``)
+PAIR_CONTROLS = True
 #: a question that asks two things may take a pair whose halves each state a number
 PAIR_SEVERAL = True
 _REFERS_BACK = re.compile(
@@ -70,6 +80,8 @@ def neighbour_pairs(
         # the half that states the specific must be on the question by itself
         if not asked[i] or c.kind == "table" or (relevance is not None and relevance[i] < floor):
             continue
+        if PAIR_CONTROLS and reports_control(c, profile):
+            continue  # a control's value is not the treatment's, whatever its neighbour says
         for step in (-1, 1):
             j = by_place.get((c.n, c.position + step))
             if j is None or candidates[j].kind == "table":
@@ -85,6 +97,8 @@ def neighbour_pairs(
                 continue  # the subject sentence states numbers of its own: two facts, not one
             if reports_method(candidates[j]) or reports_method(c):
                 continue  # what was done or aimed at is not the setting of a finding
+            if PAIR_OWN_FINDING and step == 1 and asked[j]:
+                continue  # a later sentence with a specific of its own reports its own finding
             if PAIR_ANAPHOR and step == 1 and refers_back(candidates[j]):
                 continue  # "These results were in agreement ...": a comment on it, not its setting
             first, second = sorted((i, j), key=lambda k: candidates[k].position)

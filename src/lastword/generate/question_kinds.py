@@ -86,3 +86,20 @@ def asked_attribute(question: str) -> str:
         if (match := pattern.search(question)) is not None:
             return match.group("attr")
     return ""
+
+
+#: what a wh-question asks the amount of, named before its measure word: "What plasma
+#: *cortisol* levels ...?", "What was the *fat* content (%) ...?", "What *nivalenol*
+#: concentration ...?"
+ASKED_MEASURED = re.compile(
+    r"^\s*(?:what|which)\s+(?:(?:is|was|are|were)\s+(?:the\s+|its\s+|their\s+)?)?"
+    r"(?P<attr>(?:[\w\-]+\s+){1,3}?)(?:contents?|levels?|concentrations?|amounts?)\b",
+    re.I,
+)
+
+
+def asked_measured(question: str) -> str:
+    """The words naming what a wh-question asks the content, level, concentration or amount
+    of ("plasma cortisol" of "What plasma cortisol levels did ...?"), or ""."""
+    match = ASKED_MEASURED.search(question)
+    return match.group("attr").strip() if match else ""

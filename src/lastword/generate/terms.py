@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from lastword.generate.question_kinds import asked_attribute
+from lastword.generate.question_kinds import asked_attribute, asked_measured
 
 _STEM = 6
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]+(?:[\-/.][A-Za-z0-9]+)*")
@@ -21,7 +21,8 @@ STOP = frozenset(
     while who whom why will with within without would you your whether among versus vs per also
     many long often far large old high did does do use used using give gave given take took
     taken show showed shown according paper study studies trial experiment work article review
-    reported report reports value values measured part total number""".split()
+    reported report reports value values measured part total number
+    cite cited cites citing""".split()
 )
 
 
@@ -102,6 +103,23 @@ def attribute_terms(question: str) -> frozenset[str]:
     if not key:
         return frozenset()
     return frozenset(key | terms(attribute.split()[-1]))
+
+
+#: words that say which value of an amount is asked, not what it is an amount of: "the
+#: *maximum* level", "the *mean* concentration"
+QUALIFIERS = frozenset(
+    stem(w)
+    for w in """maximum minimum mean average median total final initial basal peak highest lowest
+    overall permitted permissible allowed recommended optimal optimum typical usual daily
+    annual""".split()
+)
+
+
+def measured_terms(question: str) -> frozenset[str]:
+    """The content stems of what a wh-question asks the amount of (``asked_measured``):
+    "plasma", "cortisol" of "What plasma cortisol levels ...?"; empty when only qualifiers are
+    left ("What maximum level for zearalenone ...?" names it elsewhere)."""
+    return frozenset(terms(asked_measured(question)) - MEASURE_WORDS - QUALIFIERS)
 
 
 def is_rare_token(word: str) -> bool:
