@@ -42,7 +42,13 @@ from lastword.generate.question_kinds import (
 )
 from lastword.generate.superlative import extremes, states_superlative, superlative_of
 from lastword.generate.terms import STOP as _STOP
-from lastword.generate.terms import attribute_terms, compound_terms, measured_terms, named_places
+from lastword.generate.terms import (
+    attribute_terms,
+    compound_terms,
+    measured_terms,
+    named_places,
+    owner_terms,
+)
 from lastword.generate.terms import is_rare_token as _is_rare_token
 from lastword.generate.terms import stem as _stem
 from lastword.generate.terms import terms as _terms
@@ -97,6 +103,10 @@ class QuestionProfile:
     #: the stems of what a wh-question asks the amount of ("plasma", "cortisol" of "What
     #: plasma cortisol levels ...?"; ``terms.measured_terms``); empty for other questions
     measured: frozenset[str] = frozenset()
+    #: ... or the stems of what it names after "of" ("the Ocimum sanctum and Acacia arabica
+    #: leaf extracts" of "What was the maximum non-toxic concentration of ...?"; one must be
+    #: stated: ``terms.owner_terms``)
+    owner: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, question: str) -> QuestionProfile:
@@ -116,6 +126,7 @@ class QuestionProfile:
             attribute=attribute_terms(question),
             counted=count_heads(question),
             measured=measured_terms(question),
+            owner=owner_terms(question),
         )
 
     @cached_property

@@ -122,7 +122,10 @@ COUNTED = True
 ALL_STATED = True
 #: "What plasma cortisol levels / fat content (%) / nivalenol concentration ...?": the opening
 #: sentence must state every word that names what the amount is of (``QuestionProfile.measured``),
-#: or the sentence gives an amount of something else ("oxytocin concentrations" for cortisol)
+#: or the sentence gives an amount of something else ("oxytocin concentrations" for cortisol);
+#: named after "of" ("the maximum non-toxic concentration of the O. sanctum and A. arabica leaf
+#: extracts"), at least one of its words ("The MNTCs of amantadine and oseltamivir ..." names
+#: none: the drugs' value, not the extracts')
 MEASURED = True
 #: a sentence reporting a control of the experiment ("The positive controls, amikacin, and
 #: nystatin showed an antimicrobial effect at 4 mg/L and 2 mg/L") does not open an answer about
@@ -352,6 +355,11 @@ class ExtractiveGenerator:
             # "What plasma cortisol levels ...?": the opening names what the amount is of
             matched = coverage.matched + [p.matched for p in pairs]
             eligible = [i for i in eligible if profile.measured <= matched[i]]
+        if MEASURED and profile.owner:
+            # "... concentration of the O. sanctum and A. arabica leaf extracts": the opening
+            # names one of them, not only the amount ("The MNTCs of amantadine and oseltamivir")
+            matched = coverage.matched + [p.matched for p in pairs]
+            eligible = [i for i in eligible if profile.owner & matched[i]]
         if CONTROLS:
             # a positive / negative / vehicle control's value is not the one asked for
             eligible = [i for i in eligible if not reports_control(scored[i], profile)]

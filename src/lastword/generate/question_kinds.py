@@ -98,6 +98,24 @@ ASKED_MEASURED = re.compile(
 )
 
 
+#: ... or named after it: "What was the maximum non-toxic concentration of *the Ocimum sanctum
+#: and Acacia arabica leaf extracts* in SPF embryonated chicken eggs?"
+MEASURED_OF = re.compile(
+    r"^\s*(?:what|which)\s+(?:(?:is|was|are|were)\s+(?:the\s+|its\s+|their\s+)?)?"
+    r"(?:[\w\-]+\s+){0,3}?(?:contents?|levels?|concentrations?|amounts?|doses?)\s+of\s+"
+    r"(?:the\s+)?(?P<owner>(?:[\w\-.]+\s+){0,7}?[\w\-]+)\s*(?:\b(?:in|at|on|for|from|during|"
+    r"after|among|between|with|by|under|when|that|which|did|does|do|was|were|is|are)\b|[,?;]|$)",
+    re.I,
+)
+
+
+def asked_owner(question: str) -> str:
+    """The words after "<amount> of" naming what a wh-question asks the amount of ("the
+    Ocimum sanctum and Acacia arabica leaf extracts"), or ""."""
+    match = MEASURED_OF.search(question)
+    return match.group("owner").strip() if match else ""
+
+
 def asked_measured(question: str) -> str:
     """The words naming what a wh-question asks the content, level, concentration or amount
     of ("plasma cortisol" of "What plasma cortisol levels did ...?"), or ""."""

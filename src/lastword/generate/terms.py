@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from lastword.generate.question_kinds import asked_attribute, asked_measured
+from lastword.generate.question_kinds import asked_attribute, asked_measured, asked_owner
 
 _STEM = 6
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]+(?:[\-/.][A-Za-z0-9]+)*")
@@ -111,7 +111,7 @@ QUALIFIERS = frozenset(
     stem(w)
     for w in """maximum minimum mean average median total final initial basal peak highest lowest
     overall permitted permissible allowed recommended optimal optimum typical usual daily
-    annual""".split()
+    annual toxic non-toxic nontoxic lethal effective inhibitory safe tolerated minimal""".split()
 )
 
 
@@ -120,6 +120,14 @@ def measured_terms(question: str) -> frozenset[str]:
     "plasma", "cortisol" of "What plasma cortisol levels ...?"; empty when only qualifiers are
     left ("What maximum level for zearalenone ...?" names it elsewhere)."""
     return frozenset(terms(asked_measured(question)) - MEASURE_WORDS - QUALIFIERS)
+
+
+def owner_terms(question: str) -> frozenset[str]:
+    """The content stems of what a wh-question asks the amount of when it names it after "of"
+    (``asked_owner``): "ocimum", "sanctu", "acacia", "arabic", "leaf", "extrac" of "What was
+    the maximum non-toxic concentration of the Ocimum sanctum and Acacia arabica leaf extracts
+    in ...?"; empty for other questions."""
+    return frozenset(terms(asked_owner(question)) - MEASURE_WORDS - QUALIFIERS)
 
 
 def is_rare_token(word: str) -> bool:
