@@ -197,10 +197,11 @@ class IngestSettings(Section):
         "(off: such a link is reported and skipped).",
     )
     join_across_pages: bool = Field(
-        False,
+        True,
         description="PDF: a sentence cut by a page break is made whole on the page it starts "
-        "on (the next page's words up to its end move there). Off by default: on the papers "
-        "bench it cost 3 DEV answers and added 3 false accepts (docs/ingest.md).",
+        "on (the next page's words up to its end move there, and are quoted under that "
+        "page's number). On the papers bench, with it on: 39/50 right, 1/27 false accepts; "
+        "off: 38/50, 0/27 (docs/ingest.md). An index keeps the text it was read with.",
     )
 
     @model_validator(mode="after")

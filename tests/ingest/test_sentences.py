@@ -233,12 +233,16 @@ def page_break_pdf(path: Path) -> Path:
 
 
 def test_a_sentence_cut_by_a_page_break_belongs_to_the_page_it_starts_on(tmp_path: Path):
-    """With ``[ingest] join_across_pages`` (off by default, ``reader_for`` passes it on)."""
+    """With ``[ingest] join_across_pages`` (on by default, ``reader_for`` passes it on)."""
     path = page_break_pdf(tmp_path / "pages.pdf")
-    cut = _read(path)  # the default: each page holds only its own text
+    cut = _read(path)  # ``read_pdf`` without the join: each page holds only its own text
     assert _body(cut, 2)[-1].endswith("second drought were")
     assert _body(cut, 3)[0].startswith("then moved to a shaded greenhouse")
-    reader = reader_for(path, IngestSettings(join_across_pages=True))
+    assert IngestSettings().join_across_pages  # on by default
+    off = reader_for(path, IngestSettings(join_across_pages=False))
+    assert off is not None
+    assert _body(next(off(path, path.read_bytes())), 2)[-1].endswith("second drought were")
+    reader = reader_for(path, IngestSettings())
     assert reader is not None
     document = next(reader(path, path.read_bytes()))
     page_two, page_three, page_five = _body(document, 2), _body(document, 3), _body(document, 5)

@@ -55,6 +55,10 @@ restates the answered part). An age, a length, a percentage or a measured amount
 "two herbal plants" no concentration), as must a factor ("2–4-fold", not "by 60–90%") and a body
 mass ("30 kg", not "40 % of their body mass"); "how many <head>" must be stated by a count of
 the head (``COUNTED``: not "10% of all hospital admissions", nor "15 species" for specimens).
+"What <X> levels / content / concentration ...?" must be opened by a sentence stating every
+word of X ("plasma cortisol"), and "the <amount> of X" by one stating a word of X
+(``MEASURED``); a sentence reporting a positive, negative or vehicle control does not open an
+answer about the treatment (``CONTROLS``).
 ``admits_weak`` is the gate's weak-band evidence check.
 Sentences are written verbatim (table rows under their header), each followed by the ``[N]`` of
 its passage; the source's own bracketed reference numbers are neutralised first so they can
