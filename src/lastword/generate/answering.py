@@ -25,6 +25,7 @@ import numpy as np
 
 from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.generate.answer_model import FEATURES, answer_probability
+from lastword.generate.protocol import GenerationRequest
 from lastword.generate.quantities import (
     count_heads,
     kinds_asked,
@@ -252,6 +253,16 @@ def reports_control(candidate: Candidate, profile: QuestionProfile) -> bool:
     )
 
 
+def defined_in(
+    request: GenerationRequest, candidates: list[Candidate], profile: QuestionProfile
+) -> Abbreviations:
+    """The short forms the retrieved passages define: in the sentences that may be quoted and
+    in the rest of the passages' text too (a table's legend, "ZEA, zearalenone.", is no
+    candidate sentence but defines what a sentence writing "ZEA" speaks of)."""
+    texts = [c.text for c in candidates] + [p.text for p in request.passages]
+    return find_abbreviations(texts, profile.question)
+
+
 def reports_method(candidate: Candidate) -> bool:
     """The sentence says what was done or aimed at ("... was determined", "the aim was")."""
     return bool(_METHOD_RE.search(candidate.text))
@@ -472,3 +483,13 @@ def score_candidates(
     if not candidates or (only is not None and not len(only)):
         return np.zeros(0, dtype=np.float64)
     return answer_probability(candidate_features(profile, candidates, coverage, only))
+
+
+def names_attribute(profile: QuestionProfile, coverage: Coverage, chosen: list[int]) -> bool:
+    """A yes/no question's answer states the property it asks about: one of its words
+    ("protein" of "Did X change the protein content of Y?"). A sentence on the question's
+    subject that reports another property ("grain yield and quality") does not answer it. True
+    for questions that name no such property."""
+    if not profile.attribute:
+        return True
+    return any(profile.attribute & coverage.matched[i] for i in chosen)

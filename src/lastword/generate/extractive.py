@@ -73,13 +73,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from lastword.embed.protocol import Embedder
-from lastword.generate.abbreviations import Abbreviations, find_abbreviations
 from lastword.generate.answering import (
     Candidate,
     Coverage,
     QuestionProfile,
     asked_numbers,
+    defined_in,
     extreme_rows,
+    names_attribute,
     reports_control,
     score_candidates,
     specifics,
@@ -220,16 +221,6 @@ def table_row_cells(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
             body = f"{' | '.join(header)} / {row}"
         out.append((f"{label} — {body}." if label else f"{body}.", named))
     return out
-
-
-def defined_in(
-    request: GenerationRequest, candidates: list[Candidate], profile: QuestionProfile
-) -> Abbreviations:
-    """The short forms the retrieved passages define: in the sentences that may be quoted and
-    in the rest of the passages' text too (a table's legend, "ZEA, zearalenone.", is no
-    candidate sentence but defines what a sentence writing "ZEA" speaks of)."""
-    texts = [c.text for c in candidates] + [p.text for p in request.passages]
-    return find_abbreviations(texts, profile.question)
 
 
 def candidates_of(request: GenerationRequest) -> list[Candidate]:
@@ -512,16 +503,6 @@ def row_of_the_answer(ranked: _Ranked, chosen: list[int], floor: float) -> int |
         ):
             return i
     return None
-
-
-def names_attribute(profile: QuestionProfile, coverage: Coverage, chosen: list[int]) -> bool:
-    """A yes/no question's answer states the property it asks about: one of its words
-    ("protein" of "Did X change the protein content of Y?"). A sentence on the question's
-    subject that reports another property ("grain yield and quality") does not answer it. True
-    for questions that name no such property."""
-    if not profile.attribute:
-        return True
-    return any(profile.attribute & coverage.matched[i] for i in chosen)
 
 
 def _same_run(candidates: list[Candidate], i: int, j: int) -> bool:
