@@ -193,7 +193,7 @@ TABLE = (
 
 
 def test_a_table_passage_is_quoted_row_by_row_under_its_header() -> None:
-    from lastword.generate.extractive import table_rows
+    from lastword.generate.table_rows import table_rows
 
     rows = table_rows(TABLE)
     assert len(rows) == 3

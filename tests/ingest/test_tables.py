@@ -238,9 +238,9 @@ def test_a_raised_letter_after_a_number_is_a_superscript_every_reader_reads(tmp_
     import re
     from decimal import Decimal
 
-    from lastword.generate.extractive import table_row_cells
     from lastword.generate.quantities import numbers_of_kinds
     from lastword.generate.superlative import leading_value
+    from lastword.generate.table_rows import table_row_cells
     from lastword.verify.numbers import missing_quantities
 
     path = make_lettered_table_pdf(tmp_path / "lettered.pdf")
