@@ -3,7 +3,8 @@
 With the page-break join on, five DEV questions of the real-papers set flipped (a07, a13, a25
 answered wrong or refused, u09 and u19 answered though unanswerable). Each was a reading the
 answer side got wrong once the passages held more whole sentences, or other ones; these tests
-replay the passages retrieved for them with the join on (``data/join_on_passages.json``) and
+replay the passages retrieved for them with the join on (``data/join_on_passages.json`` names
+them; their text is read from the papers in ../shared at test time) and
 each rule's control shows the failure it fixes.
 
 - a13: "ZEA, zearalenone." is a table legend, no candidate sentence, so "ZEA" in the EU sentence
@@ -22,6 +23,7 @@ each rule's control shows the failure it fixes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -33,10 +35,39 @@ from lastword.generate.answering import Coverage, QuestionProfile
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.prompt import UNANSWERABLE
 from lastword.generate.protocol import GenerationRequest
+from lastword.ingest.readers import reader_for
+from lastword.ingest.run import IngestReport, prepare_passages
 from lastword.result import RetrievedPassage
-from lastword.settings import EVIDENCE_FLOOR
+from lastword.settings import EVIDENCE_FLOOR, IngestSettings
 
 DATA = json.loads((Path(__file__).parent / "data" / "join_on_passages.json").read_text("utf-8"))
+#: the papers' text, read from ../shared at test time (``papers``): the repository keeps pointers
+TEXTS: dict[tuple[str, int], str] = {}
+QUESTIONS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def papers(datasets_dir: Path) -> None:
+    """Each recorded passage found again by reading its paper with the default ingest."""
+    folder = datasets_dir / "papers"
+    for line in (folder / "questions.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        QUESTIONS[row["id"]] = row["question"]
+    settings = IngestSettings()
+    for qid, case in DATA["questions"].items():
+        path = folder / case["doc"]
+        document = next(reader_for(path, settings)(path, path.read_bytes()))
+        by_hash = {
+            hashlib.sha1(p.text.encode()).hexdigest(): p.text
+            for p in prepare_passages(document, settings, IngestReport())
+        }
+        for p in case["passages"]:
+            text = by_hash.get(p["sha1"])
+            assert text is not None, (
+                f"{qid}: the passage of {case['doc']} p.{p['page']} opening {p['opens']!r} "
+                "is no longer read the same way; re-record data/join_on_passages.json"
+            )
+            TEXTS[qid, p["n"]] = text
 
 
 def request(qid: str, drop: tuple[int, ...] = ()) -> GenerationRequest:
@@ -50,12 +81,12 @@ def request(qid: str, drop: tuple[int, ...] = ()) -> GenerationRequest:
             page=p["page"],
             score=p["score"],
             kind=p["kind"],
-            text=p["text"],
+            text=TEXTS[qid, p["n"]],
         )
         for p in case["passages"]
         if p["n"] not in drop
     )
-    return GenerationRequest(case["question"], passages, "corpus")
+    return GenerationRequest(QUESTIONS[qid], passages, "corpus")
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +164,7 @@ def test_control_without_the_control_rule_the_pair_opens(generator, monkeypatch)
     ],
 )
 def test_what_a_question_asks_the_amount_of(qid, measured, owner) -> None:
-    profile = QuestionProfile.of(DATA["questions"][qid]["question"])
+    profile = QuestionProfile.of(QUESTIONS[qid])
     assert profile.measured == measured
     assert profile.owner == owner
 
