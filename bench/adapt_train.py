@@ -71,7 +71,8 @@ def ict_pairs(documents: dict[str, str], per_doc: int, seed: int = 0) -> list[tu
 
 
 def distinct_batches(pairs: list, size: int, seed: int = 0) -> list[list]:
-    """Shuffled batches of ``size`` pairs, no two pairs from the same document in one batch."""
+    """Shuffled batches of ``size`` pairs, no two pairs from the same document in one batch (a
+    last pair with no other document left to share a batch with is left out)."""
     rng = random.Random(seed)
     pending = pairs[:]
     rng.shuffle(pending)
