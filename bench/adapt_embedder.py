@@ -59,7 +59,6 @@ OUT = Path("/tmp/s25/adapt")
 #: name -> (corpus, pair kind, hard batches, options). Chosen before any result was seen.
 VARIANTS = {
     "scifact-title": ("scifact", "title", True, {}),
-    "scifact-title-easy": ("scifact", "title", False, {}),
     "scifact-ict": ("scifact", "ict", True, {}),
     "pubmedqa-ict": ("pubmedqa", "ict", True, {}),
 }
