@@ -203,6 +203,14 @@ class IngestSettings(Section):
         "page's number). On the papers bench, with it on: 39/50 right, 1/27 false accepts; "
         "off: 38/50, 0/27 (docs/ingest.md). An index keeps the text it was read with.",
     )
+    subheadings: bool = Field(
+        True,
+        description="PDF: a subheading set in the body's size but another face (a run-in "
+        'heading opening a paragraph\'s first line, "Microbial strains." in bold before the '
+        "sentence; or a short line in another font over a paragraph) is a heading of its own, "
+        "kept as context and never quoted, so the paragraph's first sentence starts clean "
+        "(docs/ingest.md). An index keeps the text it was read with.",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:

@@ -43,6 +43,7 @@ from lastword.ingest.structure import (
     reference_entries,
     sidebar,
 )
+from lastword.ingest.subheadings import body_face, mark_subheadings
 from lastword.ingest.tables import (
     Table,
     find_tables,
@@ -93,10 +94,12 @@ def _open(data: bytes, source: str):  # type: ignore[no-untyped-def]
 
 
 def read_pdf(
-    path: Path, data: bytes, *, join_across_pages: bool = False
+    path: Path, data: bytes, *, join_across_pages: bool = False, subheadings: bool = True
 ) -> Iterator[SourceDocument]:
     """One document from a PDF's bytes; with ``join_across_pages`` a sentence cut by a page
-    break is made whole on the page it starts on (``sentences.carry_over``)."""
+    break is made whole on the page it starts on (``sentences.carry_over``); with
+    ``subheadings`` a subheading told apart only by its face is a heading
+    (``ingest.subheadings``)."""
     import pypdfium2 as pdfium
 
     source = str(path)
@@ -125,7 +128,7 @@ def read_pdf(
             "e.g. ocrmypdf",
             source,
         )
-    texts, title, references, front = _structure(pages, join_across_pages)
+    texts, title, references, front = _structure(pages, join_across_pages, subheadings)
     title = title or sane_title(metadata.get("Title") or "") or title_from_name(path)
     meta: dict[str, object] = {"file": path.name, "format": "pdf"}
     authors = _authors(front, metadata.get("Author") or "")
@@ -149,10 +152,11 @@ def read_pdf(
 
 
 def _structure(
-    pages: list[Page], join_across_pages: bool = False
+    pages: list[Page], join_across_pages: bool = False, subheadings: bool = True
 ) -> tuple[list[PageText], str, list, list[str]]:
     mark_furniture(pages)
     size = body_size(pages)
+    face = body_face((x for page in pages for x in page.lines), size) if subheadings else ""
     bold_body = body_is_bold(pages, size)
     words = document_words(line for page in pages for line in page.lines)
     title_lines = mark_title(pages[0].lines, pages[0].height, size)
@@ -192,9 +196,11 @@ def _structure(
         lines = [x for x in lines if id(x) not in in_figure]
         tables = find_tables(lines, roles, join, ruled_frames(page.graphics))
         in_table = {id(x) for table in tables for x in table.lines}
-        regions = group_blocks(
-            [x for x in lines if id(x) not in in_table], size, rotated_page, bold_body
-        )
+        rest = mark_subheadings([x for x in lines if id(x) not in in_table], face, size)
+        known = -1.0
+        for x in rest:  # a run-in heading and its line's rest take the cut line's place
+            known = order.setdefault(id(x), known + 0.001)
+        regions = group_blocks(rest, size, rotated_page, bold_body)
         regions = _with_figures(regions, figures, page.number, order)
         if side:
             regions.append(Region(kind="front", page=page.number, lines=side, role="sidebar"))
