@@ -95,7 +95,7 @@ def pdf_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_pdf(tmp_path_factory.mktemp("subheadings") / "runin.pdf")
 
 
-def _read(path: Path, on: bool = True):
+def _read(path: Path, on: bool = True):  # the reader's own switch
     document = next(read_pdf(path, path.read_bytes(), subheadings=on))
     return document, " ".join(p.text for p in split_passages(document.pages))
 
@@ -130,11 +130,16 @@ def test_bold_words_and_italic_species_names_in_sentences_stay_text(pdf_path: Pa
 
 
 def test_off_the_heading_is_glued_to_the_sentence_as_before(pdf_path: Path):
-    """``[ingest] subheadings = false``: the old reading, the heading inside the sentence."""
+    """``[ingest] subheadings = false`` (the default, see docs/ingest.md): the old reading, the
+    heading inside the sentence; ``reader_for`` passes the setting on."""
     _document, text = _read(pdf_path, on=False)
     assert "Microbial strains. Antimicrobial activity of the essential oil" in text
     off = reader_for(pdf_path, IngestSettings(subheadings=False))
     assert off is not None
     document = next(off(pdf_path, pdf_path.read_bytes()))
     assert "Microbial strains" in " ".join(p.text for p in split_passages(document.pages))
-    assert IngestSettings().subheadings  # on by default
+    assert not IngestSettings().subheadings  # off by default
+    on = reader_for(pdf_path, IngestSettings(subheadings=True))
+    assert on is not None
+    document = next(on(pdf_path, pdf_path.read_bytes()))
+    assert "Microbial strains" not in " ".join(p.text for p in split_passages(document.pages))

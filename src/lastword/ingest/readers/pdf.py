@@ -94,7 +94,7 @@ def _open(data: bytes, source: str):  # type: ignore[no-untyped-def]
 
 
 def read_pdf(
-    path: Path, data: bytes, *, join_across_pages: bool = False, subheadings: bool = True
+    path: Path, data: bytes, *, join_across_pages: bool = False, subheadings: bool = False
 ) -> Iterator[SourceDocument]:
     """One document from a PDF's bytes; with ``join_across_pages`` a sentence cut by a page
     break is made whole on the page it starts on (``sentences.carry_over``); with
@@ -152,7 +152,7 @@ def read_pdf(
 
 
 def _structure(
-    pages: list[Page], join_across_pages: bool = False, subheadings: bool = True
+    pages: list[Page], join_across_pages: bool = False, subheadings: bool = False
 ) -> tuple[list[PageText], str, list, list[str]]:
     mark_furniture(pages)
     size = body_size(pages)
