@@ -107,8 +107,9 @@ def _superscripted(chars: list[tuple[str, float, float, float, float]], size: fl
     return _ORDINAL.sub(r"\1", "".join(out))
 
 
-def read_page(pdf_page: object, number: int) -> Page:
-    """Line fragments of one page, in PDFium's order, with sizes and positions."""
+def read_page(pdf_page: object, number: int, fonts: bool = False) -> Page:
+    """Line fragments of one page, in PDFium's order, with sizes and positions; with ``fonts``
+    each line's runs of one face too (``Line.fonts``, read by ``ingest.subheadings``)."""
     import pypdfium2.raw as raw
 
     textpage = pdf_page.get_textpage()  # type: ignore[attr-defined]
@@ -171,7 +172,7 @@ def read_page(pdf_page: object, number: int) -> Page:
         if not aligned and text.strip():
             # Surrogate pairs or odd mappings: fall back to PDFium's lines without geometry.
             return _plain_page(text, number, width, height)
-        lines = [_line(handle, raw, chars, at, number) for _first, chars, at in fragments]
+        lines = [_line(handle, raw, chars, at, number, fonts) for _first, chars, at in fragments]
     finally:
         textpage.close()
     return Page(number=number, width=width, height=height, lines=lines, chars=printable)
@@ -186,7 +187,9 @@ def _plain_page(text: str, number: int, width: float, height: float) -> Page:
     return Page(number, width, height, lines, sum(not c.isspace() for c in text))
 
 
-def _line(handle: object, raw: object, chars: list, at: list[int], number: int) -> Line:
+def _line(
+    handle: object, raw: object, chars: list, at: list[int], number: int, fonts: bool = False
+) -> Line:
     visible = [c for c in chars if not c[0].isspace()]
     size = statistics.median(c[4] - c[3] for c in visible)
     first = at[0]
@@ -205,7 +208,7 @@ def _line(handle: object, raw: object, chars: list, at: list[int], number: int) 
         rotated=rotated,
         bold=weight >= 600,
         spans=_spans(chars, size),
-        fonts=_font_runs(handle, raw, chars, at, size),
+        fonts=_font_runs(handle, raw, chars, at, size) if fonts else [],
     )
 
 

@@ -109,7 +109,7 @@ def read_pdf(
         for number in range(len(pdf)):
             page = pdf[number]
             try:
-                pages.append(read_page(page, number + 1))
+                pages.append(read_page(page, number + 1, fonts=subheadings))
                 pages[-1].graphics = page_graphics(page)
             finally:
                 page.close()
