@@ -212,6 +212,12 @@ class IngestSettings(Section):
         "on the papers bench it gave 37/50 right (DEV 21/25), 0/27 false accepts, against "
         "39/50 (DEV 24/25), 1/27 off (docs/ingest.md). An index keeps the text it was read with.",
     )
+    subheading_paragraphs: bool = Field(
+        False,
+        description="PDF, with `subheadings` on: such a subheading is a paragraph of its own "
+        "at the head of the passage it heads (its words there for retrieval, never glued to "
+        "the first sentence) instead of a heading left out of passages (docs/ingest.md).",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:

@@ -166,6 +166,16 @@ def document_words(lines: Iterable[Line]) -> set[str]:
     return words
 
 
+def named_heading(text: str) -> bool:
+    """A section's or the reference list's name, or "Abstract": a heading that moves the
+    classifier whatever set it apart."""
+    return bool(
+        _SECTION_NAME.fullmatch(text.strip())
+        or is_reference_heading(text)
+        or letters(text).startswith("abstract")
+    )
+
+
 def line_role(line: Line, size: float, rotated_page: bool, bold_body: bool = False) -> str:
     """``bold_body``: the document's body text is itself bold, so bold marks no heading."""
     text = line.text
@@ -329,8 +339,7 @@ class Classifier:
             return "figure"
         if block.role == "heading":
             subheading = all("subheading" in x.flags for x in block.lines)
-            named = _SECTION_NAME.fullmatch(text.strip()) or is_reference_heading(text)
-            if subheading and not named and not letters(text).startswith("abstract"):
+            if subheading and not named_heading(text):
                 # set apart only by its face ("Aim:", "Background." in a structured abstract,
                 # "Microbial strains"): context, never a change of part
                 return "front" if self.state == "front" else "heading"

@@ -164,6 +164,8 @@ def mark_subheadings(lines: list[Line], body: str, size: float) -> list[Line]:
                 heading.fonts = line.fonts[:1]
                 body_line = replace(line, text=rest, x0=cut, flags=set(line.flags), spans=[])
                 body_line.fonts = [(body, rest)]
+                # the cut line's weight was its first character's, the heading's
+                body_line.bold = bool(_BOLD.search(body)) or "#bold" in body
                 out.extend((heading, body_line))
                 previous = body_line
                 continue

@@ -39,6 +39,7 @@ def reader_for(path: Path, settings: IngestSettings | None = None) -> Reader | N
             read_pdf,
             join_across_pages=settings.join_across_pages,
             subheadings=settings.subheadings,
+            subheading_paragraphs=settings.subheading_paragraphs,
         )
     return reader
 

@@ -40,6 +40,7 @@ from lastword.ingest.structure import (
     join_lines,
     line_role,
     mark_title,
+    named_heading,
     reference_entries,
     sidebar,
 )
@@ -94,12 +95,18 @@ def _open(data: bytes, source: str):  # type: ignore[no-untyped-def]
 
 
 def read_pdf(
-    path: Path, data: bytes, *, join_across_pages: bool = False, subheadings: bool = False
+    path: Path,
+    data: bytes,
+    *,
+    join_across_pages: bool = False,
+    subheadings: bool = False,
+    subheading_paragraphs: bool = False,
 ) -> Iterator[SourceDocument]:
     """One document from a PDF's bytes; with ``join_across_pages`` a sentence cut by a page
     break is made whole on the page it starts on (``sentences.carry_over``); with
     ``subheadings`` a subheading told apart only by its face is a heading
-    (``ingest.subheadings``)."""
+    (``ingest.subheadings``), or with ``subheading_paragraphs`` a paragraph of its own opening
+    the passage of the prose it heads (``chunk._runs``)."""
     import pypdfium2 as pdfium
 
     source = str(path)
@@ -128,7 +135,9 @@ def read_pdf(
             "e.g. ocrmypdf",
             source,
         )
-    texts, title, references, front = _structure(pages, join_across_pages, subheadings)
+    texts, title, references, front = _structure(
+        pages, join_across_pages, subheadings, subheading_paragraphs
+    )
     title = title or sane_title(metadata.get("Title") or "") or title_from_name(path)
     meta: dict[str, object] = {"file": path.name, "format": "pdf"}
     authors = _authors(front, metadata.get("Author") or "")
@@ -152,7 +161,10 @@ def read_pdf(
 
 
 def _structure(
-    pages: list[Page], join_across_pages: bool = False, subheadings: bool = False
+    pages: list[Page],
+    join_across_pages: bool = False,
+    subheadings: bool = False,
+    subheading_paragraphs: bool = False,
 ) -> tuple[list[PageText], str, list, list[str]]:
     mark_furniture(pages)
     size = body_size(pages)
@@ -222,6 +234,14 @@ def _structure(
             region.kind = classifier.kind(region)
             if region.kind == "front" and page.number == 1:
                 front.append(region.text)
+            if (
+                subheading_paragraphs
+                and region.kind == "heading"
+                and all("subheading" in x.flags for x in region.lines)
+                and not named_heading(region.text)
+            ):
+                typed.append((_SUBHEADING, region.text))
+                continue
             typed.append((region.kind, region.text))
         blocks.append(join_continued(typed, join))
     if join_across_pages:  # a sentence cut by a page break belongs to the page it starts on
@@ -233,6 +253,9 @@ def _structure(
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
+
+
+_SUBHEADING = "subheading"  # a block kind read by ``chunk._runs``, never a passage kind
 
 
 def _with_figures(
