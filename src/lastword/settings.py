@@ -203,6 +203,22 @@ class IngestSettings(Section):
         "page's number). On the papers bench, with it on: 39/50 right, 1/27 false accepts; "
         "off: 38/50, 0/27 (docs/ingest.md). An index keeps the text it was read with.",
     )
+    subheadings: bool = Field(
+        False,
+        description="PDF: a subheading set in the body's size but another face (a run-in "
+        'heading opening a paragraph\'s first line, "Microbial strains." in bold before the '
+        "sentence; or a short line in another font over a paragraph) is a heading of its own, "
+        "left out of passages, so the paragraph's first sentence starts clean. Off by default: "
+        "on the papers bench it gave 38/50 right (DEV 22/25), 0/27 false accepts, against "
+        "39/50 (DEV 24/25), 1/27 off (docs/ingest.md). An index keeps the text it was read with.",
+    )
+    subheading_paragraphs: bool = Field(
+        False,
+        description="PDF, with `subheadings` on: such a subheading is a paragraph of its own "
+        "at the head of the passage it heads (its words there for retrieval, never glued to "
+        "the first sentence) instead of a heading left out of passages. On the papers bench: "
+        "36/50 (DEV 23/25), 0/27 false accepts (docs/ingest.md).",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:

@@ -67,8 +67,16 @@ def _split_long(text: str, span: _Span, max_words: int, target_words: int) -> li
     return _pack(pieces, target_words, target_words, max_words)
 
 
-def _pack(units: list[_Span], min_words: int, target_words: int, max_words: int) -> list[_Span]:
-    """Greedily join consecutive units up to the target (or up to max while below the minimum)."""
+def _pack(
+    units: list[_Span],
+    min_words: int,
+    target_words: int,
+    max_words: int,
+    heads: frozenset[int] = frozenset(),
+) -> list[_Span]:
+    """Greedily join consecutive units up to the target (or up to max while below the minimum);
+    a unit starting at one of ``heads`` (a subheading) opens a passage once the one before has
+    its minimum."""
     packed: list[_Span] = []
     current: _Span | None = None
     for unit in units:
@@ -76,7 +84,10 @@ def _pack(units: list[_Span], min_words: int, target_words: int, max_words: int)
             current = unit
             continue
         joined = current.words + unit.words
-        if joined <= target_words or (current.words < min_words and joined <= max_words):
+        if unit.start in heads and current.words >= min_words:
+            packed.append(current)
+            current = unit
+        elif joined <= target_words or (current.words < min_words and joined <= max_words):
             current = _Span(current.start, unit.end, joined)
         else:
             packed.append(current)
@@ -101,18 +112,29 @@ def _runs(page: PageText) -> list[tuple[str, int, int]]:
         return [("body", 0, len(page.text))]
     runs: list[tuple[str, int, int]] = []
     previous_heading = True
+    subheading: int | None = None  # where a subheading kept in the text starts
     for block in page.blocks:
         if block.kind == "heading":
-            previous_heading = True
+            previous_heading, subheading = True, None
             continue
+        if block.kind == SUBHEADING:
+            subheading = block.start if subheading is None else subheading
+            continue
+        prose = block.kind in ("body", "abstract")
         if block.kind == "table" and "\n" in page.text[block.start : block.end]:
             runs.append((_ROWS, block.start, block.end))  # a table read as rows: alone
         elif runs and runs[-1][0] == block.kind and not previous_heading:
             runs[-1] = (block.kind, runs[-1][1], block.end)
         else:
-            runs.append((block.kind, block.start, block.end))
-        previous_heading = False
+            start = subheading if prose and subheading is not None else block.start
+            runs.append((block.kind, start, block.end))
+        previous_heading, subheading = False, None
     return runs
+
+
+#: a subheading kept as a paragraph of the prose it heads (``[ingest] subheading_paragraphs``):
+#: it opens a passage, never ends one
+SUBHEADING = "subheading"
 
 
 def split_passages(
@@ -146,7 +168,8 @@ def split_passages(
                     continue
                 units += _split_long(page.text, paragraph, max_words, target_words)
             if not paragraphs_are_passages:
-                units = _pack(units, min_words, target_words, max_words)
+                heads = frozenset(b.start for b in page.blocks if b.kind == SUBHEADING)
+                units = _pack(units, min_words, target_words, max_words, heads)
             for span in units:
                 passages.append(
                     NewPassage(

@@ -62,6 +62,8 @@ class Line:
     flags: set[str] = field(default_factory=set)
     #: (text, x0, x1) pieces split at gaps wider than a cell gap (tables read these)
     spans: list[tuple[str, float, float]] = field(default_factory=list)
+    #: (face, text) runs of one font ("ABCDEF+Times-Bold" read "Times-Bold"), in order
+    fonts: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def words(self) -> int:
@@ -105,8 +107,9 @@ def _superscripted(chars: list[tuple[str, float, float, float, float]], size: fl
     return _ORDINAL.sub(r"\1", "".join(out))
 
 
-def read_page(pdf_page: object, number: int) -> Page:
-    """Line fragments of one page, in PDFium's order, with sizes and positions."""
+def read_page(pdf_page: object, number: int, fonts: bool = False) -> Page:
+    """Line fragments of one page, in PDFium's order, with sizes and positions; with ``fonts``
+    each line's runs of one face too (``Line.fonts``, read by ``ingest.subheadings``)."""
     import pypdfium2.raw as raw
 
     textpage = pdf_page.get_textpage()  # type: ignore[attr-defined]
@@ -122,17 +125,18 @@ def read_page(pdf_page: object, number: int) -> Page:
         rect = raw.FS_RECTF()
         pointer = ctypes.byref(rect)
         loose_box = raw.FPDFText_GetLooseCharBox
-        fragments: list[tuple[int, list[tuple[str, float, float, float, float]]]] = []
+        fragments: list[tuple[int, list[tuple[str, float, float, float, float]], list[int]]] = []
         current: list[tuple[str, float, float, float, float]] = []
+        indices: list[int] = []  # each character's index in the text page
         start_index = 0
         printable = 0
         tallest = ("", 0.0, 0.0, 0.0, 0.0)
 
         def flush(next_index: int) -> None:
-            nonlocal current, start_index
+            nonlocal current, start_index, indices
             if any(not c[0].isspace() for c in current):
-                fragments.append((start_index, current))
-            current, start_index = [], next_index
+                fragments.append((start_index, current, indices))
+            current, start_index, indices = [], next_index, []
 
         aligned = len(text) == count
         for i in range(count if aligned else 0):
@@ -153,6 +157,7 @@ def read_page(pdf_page: object, number: int) -> Page:
                 if ch.isspace():
                     if gap <= 1.6 * size:  # (a space's box may be empty)
                         current.append((ch, box[1], box[2], prev[3], prev[4]))
+                        indices.append(i)
                     continue  # a space never starts a fragment
                 if not same_row or gap < -size or gap > 1.6 * size:
                     flush(i)
@@ -162,11 +167,12 @@ def read_page(pdf_page: object, number: int) -> Page:
             if not current or (box[4] - box[3] > tallest[4] - tallest[3]):
                 tallest = box
             current.append(box)
+            indices.append(i)
         flush(count)
         if not aligned and text.strip():
             # Surrogate pairs or odd mappings: fall back to PDFium's lines without geometry.
             return _plain_page(text, number, width, height)
-        lines = [_line(handle, raw, first, chars, number) for first, chars in fragments]
+        lines = [_line(handle, raw, chars, at, number, fonts) for _first, chars, at in fragments]
     finally:
         textpage.close()
     return Page(number=number, width=width, height=height, lines=lines, chars=printable)
@@ -181,9 +187,12 @@ def _plain_page(text: str, number: int, width: float, height: float) -> Page:
     return Page(number, width, height, lines, sum(not c.isspace() for c in text))
 
 
-def _line(handle: object, raw: object, first: int, chars: list, number: int) -> Line:
+def _line(
+    handle: object, raw: object, chars: list, at: list[int], number: int, fonts: bool = False
+) -> Line:
     visible = [c for c in chars if not c[0].isspace()]
     size = statistics.median(c[4] - c[3] for c in visible)
+    first = at[0]
     weight = raw.FPDFText_GetFontWeight(handle, first)  # type: ignore[attr-defined]
     angle = raw.FPDFText_GetCharAngle(handle, first)  # type: ignore[attr-defined]
     rotated = abs(angle) > 0.1 and abs(angle - 6.2832) > 0.1
@@ -199,7 +208,43 @@ def _line(handle: object, raw: object, first: int, chars: list, number: int) -> 
         rotated=rotated,
         bold=weight >= 600,
         spans=_spans(chars, size),
+        fonts=_font_runs(handle, raw, chars, at, size) if fonts else [],
     )
+
+
+def _font_name(handle: object, raw: object, index: int) -> str:
+    """A character's face: its font's name without a subset prefix ("ABCDEF+"), with "#bold"
+    when PDFium reports a bold weight the name does not say."""
+    buffer = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    raw.FPDFText_GetFontInfo(handle, index, buffer, 128, ctypes.byref(flags))  # type: ignore[attr-defined]
+    name = buffer.value.decode("latin-1").split("+", 1)[-1]
+    weight = raw.FPDFText_GetFontWeight(handle, index)  # type: ignore[attr-defined]
+    return name + "#bold" if weight >= 600 and not _BOLD_NAME.search(name) else name
+
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[.,-]b$|medi", re.IGNORECASE)
+
+
+def _font_runs(
+    handle: object, raw: object, chars: list, at: list[int], size: float
+) -> list[tuple[str, str]]:
+    """The fragment as runs of one face: (face, text), a space joining the run before it; a
+    run's face also changes with a size change of a fifth (a smaller run-in heading)."""
+    runs: list[tuple[str, list]] = []
+    for char, index in zip(chars, at, strict=True):
+        if char[0].isspace():
+            if runs:
+                runs[-1][1].append(char)
+            continue
+        face = _font_name(handle, raw, index)
+        if size and abs((char[4] - char[3]) - size) > 0.2 * size:
+            face += f"@{round(char[4] - char[3])}"
+        if runs and runs[-1][0] == face:
+            runs[-1][1].append(char)
+        else:
+            runs.append((face, [char]))
+    return [(face, _clean("".join(c[0] for c in run))) for face, run in runs]
 
 
 def _clean(text: str) -> str:

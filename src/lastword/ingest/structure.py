@@ -33,7 +33,7 @@ _REFERENCE_HEADINGS = {
     "workscited",
 }
 _NUMBERED_HEADING = re.compile(r"^(\d{1,2}(\.\d{1,2})*\.?|[IVX]{1,4}\.)\s+[A-Z][^.]*$")
-_CAPTION = re.compile(
+CAPTION = re.compile(
     r"^(fig\.?|figure|table|scheme|plate|supplementary (table|figure))\s*[-–.]?\s*(S?\d+|[IVX]+)\b",
     re.IGNORECASE,
 )
@@ -166,15 +166,27 @@ def document_words(lines: Iterable[Line]) -> set[str]:
     return words
 
 
+def named_heading(text: str) -> bool:
+    """A section's or the reference list's name, or "Abstract": a heading that moves the
+    classifier whatever set it apart."""
+    return bool(
+        _SECTION_NAME.fullmatch(text.strip())
+        or is_reference_heading(text)
+        or letters(text).startswith("abstract")
+    )
+
+
 def line_role(line: Line, size: float, rotated_page: bool, bold_body: bool = False) -> str:
     """``bold_body``: the document's body text is itself bold, so bold marks no heading."""
     text = line.text
     if line.rotated:
         return "table" if rotated_page else "text"
-    if _CAPTION.match(text):
+    if CAPTION.match(text):
         return "caption"
     if line.cells >= 2 and (line.words <= 12 or line.cells >= 4):
         return "table"
+    if "subheading" in line.flags:  # set apart by its face (``ingest.subheadings``)
+        return "heading"
     if is_reference_heading(text) or _SECTION_NAME.fullmatch(text.strip()):
         return "heading"
     if line.words > HEADING_WORDS or not any(c.isalpha() for c in text):
@@ -326,6 +338,11 @@ class Classifier:
                 self.state = "body"  # an abstract is one run of text: a figure ends it
             return "figure"
         if block.role == "heading":
+            subheading = all("subheading" in x.flags for x in block.lines)
+            if subheading and not named_heading(text):
+                # set apart only by its face ("Aim:", "Background." in a structured abstract,
+                # "Microbial strains"): context, never a change of part
+                return "front" if self.state == "front" else "heading"
             if is_reference_heading(text):
                 self.state = "references"
             elif self.state == "references":

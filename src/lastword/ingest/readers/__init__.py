@@ -31,10 +31,16 @@ READERS: dict[str, Reader] = {
 
 
 def reader_for(path: Path, settings: IngestSettings | None = None) -> Reader | None:
-    """The reader for a file's suffix, with the settings it reads (PDF: ``join_across_pages``)."""
+    """The reader for a file's suffix, with the settings it reads (PDF: ``join_across_pages``,
+    ``subheadings``)."""
     reader = READERS.get(path.suffix.lower())
     if reader is read_pdf and settings is not None:
-        return partial(read_pdf, join_across_pages=settings.join_across_pages)
+        return partial(
+            read_pdf,
+            join_across_pages=settings.join_across_pages,
+            subheadings=settings.subheadings,
+            subheading_paragraphs=settings.subheading_paragraphs,
+        )
     return reader
 
 

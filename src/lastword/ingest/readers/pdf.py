@@ -40,9 +40,11 @@ from lastword.ingest.structure import (
     join_lines,
     line_role,
     mark_title,
+    named_heading,
     reference_entries,
     sidebar,
 )
+from lastword.ingest.subheadings import body_face, mark_subheadings
 from lastword.ingest.tables import (
     Table,
     find_tables,
@@ -93,10 +95,18 @@ def _open(data: bytes, source: str):  # type: ignore[no-untyped-def]
 
 
 def read_pdf(
-    path: Path, data: bytes, *, join_across_pages: bool = False
+    path: Path,
+    data: bytes,
+    *,
+    join_across_pages: bool = False,
+    subheadings: bool = False,
+    subheading_paragraphs: bool = False,
 ) -> Iterator[SourceDocument]:
     """One document from a PDF's bytes; with ``join_across_pages`` a sentence cut by a page
-    break is made whole on the page it starts on (``sentences.carry_over``)."""
+    break is made whole on the page it starts on (``sentences.carry_over``); with
+    ``subheadings`` a subheading told apart only by its face is a heading
+    (``ingest.subheadings``), or with ``subheading_paragraphs`` a paragraph of its own opening
+    the passage of the prose it heads (``chunk._runs``)."""
     import pypdfium2 as pdfium
 
     source = str(path)
@@ -106,7 +116,7 @@ def read_pdf(
         for number in range(len(pdf)):
             page = pdf[number]
             try:
-                pages.append(read_page(page, number + 1))
+                pages.append(read_page(page, number + 1, fonts=subheadings))
                 pages[-1].graphics = page_graphics(page)
             finally:
                 page.close()
@@ -125,7 +135,9 @@ def read_pdf(
             "e.g. ocrmypdf",
             source,
         )
-    texts, title, references, front = _structure(pages, join_across_pages)
+    texts, title, references, front = _structure(
+        pages, join_across_pages, subheadings, subheading_paragraphs
+    )
     title = title or sane_title(metadata.get("Title") or "") or title_from_name(path)
     meta: dict[str, object] = {"file": path.name, "format": "pdf"}
     authors = _authors(front, metadata.get("Author") or "")
@@ -149,10 +161,14 @@ def read_pdf(
 
 
 def _structure(
-    pages: list[Page], join_across_pages: bool = False
+    pages: list[Page],
+    join_across_pages: bool = False,
+    subheadings: bool = False,
+    subheading_paragraphs: bool = False,
 ) -> tuple[list[PageText], str, list, list[str]]:
     mark_furniture(pages)
     size = body_size(pages)
+    face = body_face((x for page in pages for x in page.lines), size) if subheadings else ""
     bold_body = body_is_bold(pages, size)
     words = document_words(line for page in pages for line in page.lines)
     title_lines = mark_title(pages[0].lines, pages[0].height, size)
@@ -192,9 +208,11 @@ def _structure(
         lines = [x for x in lines if id(x) not in in_figure]
         tables = find_tables(lines, roles, join, ruled_frames(page.graphics))
         in_table = {id(x) for table in tables for x in table.lines}
-        regions = group_blocks(
-            [x for x in lines if id(x) not in in_table], size, rotated_page, bold_body
-        )
+        rest = mark_subheadings([x for x in lines if id(x) not in in_table], face, size)
+        known = -1.0
+        for x in rest:  # a run-in heading and its line's rest take the cut line's place
+            known = order.setdefault(id(x), known + 0.001)
+        regions = group_blocks(rest, size, rotated_page, bold_body)
         regions = _with_figures(regions, figures, page.number, order)
         if side:
             regions.append(Region(kind="front", page=page.number, lines=side, role="sidebar"))
@@ -216,6 +234,14 @@ def _structure(
             region.kind = classifier.kind(region)
             if region.kind == "front" and page.number == 1:
                 front.append(region.text)
+            if (
+                subheading_paragraphs
+                and region.kind == "heading"
+                and all("subheading" in x.flags for x in region.lines)
+                and not named_heading(region.text)
+            ):
+                typed.append((_SUBHEADING, region.text))
+                continue
             typed.append((region.kind, region.text))
         blocks.append(join_continued(typed, join))
     if join_across_pages:  # a sentence cut by a page break belongs to the page it starts on
@@ -227,6 +253,9 @@ def _structure(
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
+
+
+_SUBHEADING = "subheading"  # a block kind read by ``chunk._runs``, never a passage kind
 
 
 def _with_figures(
