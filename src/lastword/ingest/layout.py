@@ -226,6 +226,11 @@ def _font_name(handle: object, raw: object, index: int) -> str:
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|[.,-]b$|medi", re.IGNORECASE)
 
 
+def bold_face(face: str) -> bool:
+    """A face (``_font_name``) is bold: by its name, or by the weight PDFium reports."""
+    return bool(_BOLD_NAME.search(face)) or "#bold" in face
+
+
 def _font_runs(
     handle: object, raw: object, chars: list, at: list[int], size: float
 ) -> list[tuple[str, str]]:

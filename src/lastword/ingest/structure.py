@@ -176,6 +176,12 @@ def named_heading(text: str) -> bool:
     )
 
 
+def face_subheading(block: Region) -> bool:
+    """Every line of the block is a subheading set apart only by its face
+    (``ingest.subheadings``), and it names no section: context, never a change of part."""
+    return all("subheading" in x.flags for x in block.lines) and not named_heading(block.text)
+
+
 def line_role(line: Line, size: float, rotated_page: bool, bold_body: bool = False) -> str:
     """``bold_body``: the document's body text is itself bold, so bold marks no heading."""
     text = line.text
@@ -338,8 +344,7 @@ class Classifier:
                 self.state = "body"  # an abstract is one run of text: a figure ends it
             return "figure"
         if block.role == "heading":
-            subheading = all("subheading" in x.flags for x in block.lines)
-            if subheading and not named_heading(text):
+            if face_subheading(block):
                 # set apart only by its face ("Aim:", "Background." in a structured abstract,
                 # "Microbial strains"): context, never a change of part
                 return "front" if self.state == "front" else "heading"

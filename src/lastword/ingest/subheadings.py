@@ -27,12 +27,11 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
-from lastword.ingest.layout import Line
+from lastword.ingest.layout import Line, bold_face
 from lastword.ingest.structure import CAPTION as _CAPTION
 
 MAX_WORDS = 10
 _ITALIC = re.compile(r"italic|oblique|[.,-]i$|-it$|ital", re.IGNORECASE)
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi|[.,-]b$|medi", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:)\]\d]$")
 _PUNCT = re.compile(r"^[\s.:;,\u2013\u2014-]+")
 _PUNCT_ONLY = re.compile(r"^[\W\d_]*$")
@@ -52,7 +51,7 @@ def body_face(lines: Iterable[Line], size: float) -> str:
 
 
 def _italic_only(face: str) -> bool:
-    return bool(_ITALIC.search(face)) and not _BOLD.search(face) and "#bold" not in face
+    return bool(_ITALIC.search(face)) and not bold_face(face)
 
 
 def _faces(line: Line) -> set[str]:
@@ -165,7 +164,7 @@ def mark_subheadings(lines: list[Line], body: str, size: float) -> list[Line]:
                 body_line = replace(line, text=rest, x0=cut, flags=set(line.flags), spans=[])
                 body_line.fonts = [(body, rest)]
                 # the cut line's weight was its first character's, the heading's
-                body_line.bold = bool(_BOLD.search(body)) or "#bold" in body
+                body_line.bold = bold_face(body)
                 out.extend((heading, body_line))
                 previous = body_line
                 continue

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lastword.errors import IngestError
+from lastword.ingest.chunk import SUBHEADING
 from lastword.ingest.document import (
     PageText,
     Reference,
@@ -36,11 +37,11 @@ from lastword.ingest.structure import (
     Classifier,
     Region,
     document_words,
+    face_subheading,
     group_blocks,
     join_lines,
     line_role,
     mark_title,
-    named_heading,
     reference_entries,
     sidebar,
 )
@@ -234,13 +235,8 @@ def _structure(
             region.kind = classifier.kind(region)
             if region.kind == "front" and page.number == 1:
                 front.append(region.text)
-            if (
-                subheading_paragraphs
-                and region.kind == "heading"
-                and all("subheading" in x.flags for x in region.lines)
-                and not named_heading(region.text)
-            ):
-                typed.append((_SUBHEADING, region.text))
+            if subheading_paragraphs and region.kind == "heading" and face_subheading(region):
+                typed.append((SUBHEADING, region.text))
                 continue
             typed.append((region.kind, region.text))
         blocks.append(join_continued(typed, join))
@@ -253,9 +249,6 @@ def _structure(
     title = join_lines((x.text for x in title_lines), words) if title_lines else ""
     ref_lines = [x.text for region in classifier.references for x in region.lines]
     return texts, sane_title(title), reference_entries(ref_lines, words), front
-
-
-_SUBHEADING = "subheading"  # a block kind read by ``chunk._runs``, never a passage kind
 
 
 def _with_figures(
