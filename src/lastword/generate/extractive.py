@@ -291,13 +291,14 @@ class ExtractiveGenerator:
             else []
         )
         scored = candidates + [pair.joined for pair in pairs]
+        matched = coverage.matched + [p.matched for p in pairs]  # the question's terms in each
         count = len(candidates)
         # A pair is read among every sentence (its passage's other terms); the sentences' own
         # scores do not change with the pairs beside them.
         joined = score_candidates(
             profile,
             scored,
-            Coverage(coverage.matched + [p.matched for p in pairs], coverage.weights),
+            Coverage(matched, coverage.weights),
             only=range(count, len(scored)),
         )
         relevance = np.concatenate([single, joined])
@@ -311,12 +312,10 @@ class ExtractiveGenerator:
                 eligible = [i for i in eligible if asked_numbers(scored[i], profile)]
         if MEASURED and profile.measured:
             # "What plasma cortisol levels ...?": the opening names what the amount is of
-            matched = coverage.matched + [p.matched for p in pairs]
             eligible = [i for i in eligible if profile.measured <= matched[i]]
         if MEASURED and profile.owner:
             # "... concentration of the O. sanctum and A. arabica leaf extracts": the opening
             # names one of them, not only the amount ("The MNTCs of amantadine and oseltamivir")
-            matched = coverage.matched + [p.matched for p in pairs]
             eligible = [i for i in eligible if profile.owner & matched[i]]
         if CONTROLS:
             # a positive / negative / vehicle control's value is not the one asked for
