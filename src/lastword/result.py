@@ -214,8 +214,25 @@ class GateSignals(Frozen):
         return data
 
 
+class FollowUp(Frozen):
+    """How a follow-up was made standalone (``lastword.conversation``)."""
+
+    kind: str = Field(description="replace | refers | elliptic | new_topic")
+    carried: tuple[str, ...] = Field((), description="Words carried from the earlier turn.")
+    documents: tuple[str, ...] = Field(
+        (), description="Documents the earlier answer cited (doc ids)."
+    )
+    method: str = Field("rules", description="rules | model: who wrote the standalone question.")
+
+
 class Result(Frozen):
-    question: str
+    question: str = Field(description="The question as asked (a follow-up: as written).")
+    asked_as: str | None = Field(
+        None,
+        description="A follow-up's standalone question: what was retrieved, gated, answered "
+        "and verified. None when the question stood alone.",
+    )
+    followup: FollowUp | None = None
     status: Status
     decided_by: Mechanism | None = None
     band: Band | None = None

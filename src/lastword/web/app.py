@@ -124,9 +124,10 @@ def create_app(
         documents,
         evaluation,
         inspect,
+        openai_compat,
     )
 
-    for module in (auth, ask, inspect, corpus, documents, evaluation, admin, api):
+    for module in (auth, ask, inspect, corpus, documents, evaluation, admin, api, openai_compat):
         app.include_router(module.router)
 
     return app

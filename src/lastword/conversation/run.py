@@ -1,0 +1,65 @@
+"""Ask a message in a conversation: the rewrite, then ``Pipeline.ask`` unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from lastword.conversation.history import Turn
+from lastword.conversation.rules import Rewrite, standalone
+from lastword.result import FollowUp, Result
+
+if TYPE_CHECKING:
+    from lastword.pipeline import Pipeline
+
+
+def rewrite(message: str, history: Sequence[Turn], enabled: bool = True) -> Rewrite:
+    """The standalone question for ``message`` (the message itself when follow-ups are off)."""
+    if not enabled:
+        text = " ".join(message.split())
+        return Rewrite(text, text)
+    return standalone(message, history)
+
+
+def ask(
+    pipeline: Pipeline,
+    message: str,
+    history: Sequence[Turn] = (),
+    *,
+    scope: Any = None,
+    enabled: bool = True,
+) -> tuple[Result, Turn]:
+    """Answer ``message`` after ``history``: the standalone question is what ``Pipeline.ask``
+    retrieves, gates, answers and verifies; the result names it (``asked_as``) when it differs
+    from the message. ``scope`` is handed to ``Pipeline.ask`` as given when set (collections and
+    filters belong to the library, not here). Returns the result and this turn, to remember."""
+    made = rewrite(message, history, enabled)
+    options: dict[str, Any] = {} if scope is None else {"scope": scope}
+    result = pipeline.ask(made.asked_as, **options)
+    if made.followed_up:
+        result = result.model_copy(
+            update={
+                "question": made.message,
+                "asked_as": made.asked_as,
+                "followup": FollowUp(
+                    kind=made.kind,
+                    carried=made.carried,
+                    documents=made.documents,
+                    method=made.method,
+                ),
+            }
+        )
+    return result, Turn.of(made.message, result, made.subject)
+
+
+def replay(questions: Sequence[str], max_turns: int = 3, enabled: bool = True) -> list[Turn]:
+    """The turns of a conversation known only by its earlier questions (an API ``messages``
+    list): each made standalone after the ones before it, as it would have been asked. No
+    retrieval runs and no earlier answer is read: the assistant's messages are never evidence."""
+    turns: list[Turn] = []
+    for question in questions:
+        if not question.strip():
+            continue
+        made = rewrite(question, turns[-max_turns:], enabled)
+        turns.append(Turn(made.message, made.asked_as, made.subject))
+    return turns[-max_turns:]
