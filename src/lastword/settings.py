@@ -847,7 +847,7 @@ class MatrixSettings(Section):
 
 
 class ConversationSettings(Section):
-    """Follow-up questions in a thread, a chat session, an API messages list (docs/conversations.md)."""
+    """Follow-ups in a thread, a chat session, an API messages list (docs/conversations.md)."""
 
     followups: bool = Field(
         True,

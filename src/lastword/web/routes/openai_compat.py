@@ -23,8 +23,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from lastword.conversation import replay
 from lastword.conversation import ask as ask_in_conversation
+from lastword.conversation import replay
 from lastword.conversation.text import plain_text
 from lastword.errors import InputError
 from lastword.result import Result, RetrievedPassage
