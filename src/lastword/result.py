@@ -14,7 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # the JSON schema describes the JSON these are written as (computed fields such as
+    # page_label included): the MCP tools' output schema
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_mode_override="serialization"
+    )
 
 
 class Status(StrEnum):
