@@ -146,10 +146,12 @@ def asked_head(question: str) -> list[str]:
 
 
 def subject_of(question: str) -> tuple[str, ...]:
-    """A standalone question's subject terms: its specific words less what it asked for (kept
-    when dropping it would leave fewer than two)."""
+    """A standalone question's subject terms: its specific words less the property a "what" or
+    "which" question asked for ("the MIC" of ...; kept when dropping it would leave fewer than
+    two). What "how many / how much" counts is the subject ("how much caffeine")."""
     found = specific_words(question)
-    head = {w.lower() for w in asked_head(question)}
+    opening = question.strip().split(" ", 1)[0].lower()
+    head = {w.lower() for w in asked_head(question)} if opening in ("what", "which") else set()
     rest = [w for w in found if w.lower() not in head]
     return tuple((rest if len(rest) >= 2 else found)[:MAX_CARRIED])
 
