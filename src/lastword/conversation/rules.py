@@ -19,7 +19,7 @@ answer's text is ever carried.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lastword.conversation.history import Turn
@@ -43,14 +43,15 @@ GENERIC = frozenset(
     mention mentioned describe described exactly approximately roughly there one ones else
     happen happened come came see seen look looked tell told know known whole overall
     does did do doing done was were is are been be has have had can could would will should
-    yes any all each every lot lots best better worse worst most least more less""".split()
+    yes any all each every lot lots best better worse worst most least more less giving
+    control controls animals people participants subjects individuals cases causes run ran need
+    needed include included including finally confirm confirmed set""".split()
 )
 
+#: pronouns that stand for something said before
+_PRONOUNS = frozenset("they them their theirs it its he she his her him hers".split())
 #: words that point back at something said before
-_REFERRING = frozenset(
-    """they them their theirs it its this that these those he she his her him hers there then
-    such former latter""".split()
-)
+_REFERRING = _PRONOUNS | frozenset("this that these those there then such former latter".split())
 _CONNECTIVE = re.compile(r"^\s*(?:and|also|so|then|but|or|plus|ok(?:ay)?|thanks)\b[\s,]*", re.I)
 _NEW_TOPIC = re.compile(
     r"^\s*(?:new\s+(?:question|topic|subject)|(?:a\s+)?different\s+(?:question|topic|subject)|"
@@ -85,9 +86,14 @@ _TRAILING = " \t?.!,;:"
 MAX_REPLACEMENT_WORDS = 8
 #: subject terms carried at most
 MAX_CARRIED = 10
-#: a referring message naming at least this many specific things of its own stands alone (one
-#: more when it opens with a connective: "And which OECD guideline did they follow?")
+#: a message pointing back ("those", "there") naming at least this many specific things of its
+#: own stands alone; with a pronoun standing for the subject ("it", "they") it needs more; one
+#: more again when it opens with a connective ("And which OECD guideline did they follow?")
 OWN_SUBJECT_WORDS = 2
+OWN_SUBJECT_WORDS_PRONOUN = 4
+#: a message with no pointer back at most this many specific words, none a name, all of them in
+#: the documents the last answer cited, continues it ("How many animals gave serial samples?")
+GROUNDED_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,7 @@ def specific_words(text: str) -> list[str]:
     found: list[str] = []
     for word in words(text):
         low = word.lower()
-        if len(low) < 2 or low in STOPWORDS or low in GENERIC or low in seen:
+        if len(low) < 2 or low in STOPWORDS or low in GENERIC or low in seen or low.isdigit():
             continue
         seen.add(low)
         found.append(word)
@@ -156,9 +162,45 @@ def subject_of(question: str) -> tuple[str, ...]:
     return tuple((rest if len(rest) >= 2 else found)[:MAX_CARRIED])
 
 
-def _refers(message: str) -> bool:
-    lowered = [w.lower() for w in words(message)]
-    return bool(_CONNECTIVE.match(message)) or any(w in _REFERRING for w in lowered)
+def _limit(message: str) -> int:
+    """How many specific words of its own make ``message`` stand alone despite pointing back;
+    0 when it does not point back at all."""
+    lowered = {w.lower() for w in words(message)}
+    connective = 1 if _CONNECTIVE.match(message) else 0
+    if lowered & _PRONOUNS:
+        return OWN_SUBJECT_WORDS_PRONOUN + connective
+    if connective or lowered & _REFERRING:
+        return OWN_SUBJECT_WORDS + connective
+    return 0
+
+
+def named(word: str) -> bool:
+    """A name, not a common word: an acronym (PCA), a code (day-2, H9N2), or a capitalised
+    word inside the sentence (Efaw, Limnonectes)."""
+    return (
+        sum(c.isupper() for c in word) >= 2
+        or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word))
+        or word[:1].isupper()
+    )
+
+
+def _grounded(own: list[str], text: str, documents: Sequence[str], corpus: Corpus | None) -> bool:
+    """Whether every specific word of a short message, none a name, is in the documents the
+    last answer cited (its first word's capital is the sentence's, not a name's)."""
+    if corpus is None or not documents or len(own) > GROUNDED_WORDS:
+        return False
+    first = words(text)[:1]
+    if any(named(w) for w in own if not (first and w == first[0] and not w.isupper())):
+        return False
+    vocabulary: set[str] = set()
+    for doc_id in documents:
+        vocabulary |= {w.lower() for w in words(corpus(doc_id))}
+    return all(_known(w.lower(), vocabulary) for w in own)
+
+
+def _known(word: str, vocabulary: set[str]) -> bool:
+    forms = {word, word.rstrip("s"), word + "s", word.removesuffix("es"), word.removesuffix("ing")}
+    return bool(forms & vocabulary)
 
 
 def _base(question: str) -> str:
@@ -207,8 +249,14 @@ def _previous_subject(turn: Turn) -> tuple[str, ...]:
     return turn.subject or subject_of(turn.asked_as)
 
 
-def standalone(message: str, history: Sequence[Turn]) -> Rewrite:
-    """The standalone form of ``message`` after the turns ``history`` (oldest first)."""
+#: a document's text by its id (``Store.document_text``)
+Corpus = Callable[[str], str]
+
+
+def standalone(message: str, history: Sequence[Turn], corpus: Corpus | None = None) -> Rewrite:
+    """The standalone form of ``message`` after the turns ``history`` (oldest first);
+    ``corpus`` reads the documents the last answer cited (without it, a message that does not
+    point back continues the last turn only when it names nothing at all)."""
     text = " ".join(message.split())
     if not history or not text:
         return Rewrite(text, text, subject=subject_of(text))
@@ -231,10 +279,9 @@ def standalone(message: str, history: Sequence[Turn]) -> Rewrite:
         )
 
     own = specific_words(_CONNECTIVE.sub("", text))
-    limit = OWN_SUBJECT_WORDS + (1 if _CONNECTIVE.match(text) else 0)
-    if _refers(text) and len(own) < limit:
+    if len(own) < _limit(text):
         kind = "refers"
-    elif not own:
+    elif not own or _grounded(own, text, last.documents, corpus):
         kind = "elliptic"
     else:
         return Rewrite(text, text, subject=subject_of(text))

@@ -6,19 +6,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from lastword.conversation.history import Turn
-from lastword.conversation.rules import Rewrite, standalone
+from lastword.conversation.rules import Corpus, Rewrite, standalone
 from lastword.result import FollowUp, Result
 
 if TYPE_CHECKING:
     from lastword.pipeline import Pipeline
 
 
-def rewrite(message: str, history: Sequence[Turn], enabled: bool = True) -> Rewrite:
+def rewrite(
+    message: str, history: Sequence[Turn], enabled: bool = True, corpus: Corpus | None = None
+) -> Rewrite:
     """The standalone question for ``message`` (the message itself when follow-ups are off)."""
     if not enabled:
         text = " ".join(message.split())
         return Rewrite(text, text)
-    return standalone(message, history)
+    return standalone(message, history, corpus)
 
 
 def ask(
@@ -33,7 +35,7 @@ def ask(
     retrieves, gates, answers and verifies; the result names it (``asked_as``) when it differs
     from the message. ``scope`` is handed to ``Pipeline.ask`` as given when set (collections and
     filters belong to the library, not here). Returns the result and this turn, to remember."""
-    made = rewrite(message, history, enabled)
+    made = rewrite(message, history, enabled, pipeline.store.document_text)
     options: dict[str, Any] = {} if scope is None else {"scope": scope}
     result = pipeline.ask(made.asked_as, **options)
     if made.followed_up:
