@@ -858,6 +858,12 @@ class ConversationSettings(Section):
     max_turns: int = Field(
         3, ge=1, le=20, description="Earlier turns a conversation remembers per thread."
     )
+    rewrite: Literal["rules", "openai"] = Field(
+        "rules",
+        description="Who writes a follow-up's standalone question: the deterministic rules, or "
+        "the chat model at [generate] openai_url / openai_model, shown only the earlier "
+        "questions, its output used only when every word of it was asked (else the rules).",
+    )
     max_threads: int = Field(
         1000,
         ge=1,

@@ -219,15 +219,15 @@ def _swap_phrase(previous: str, prep: str, replacement: str) -> str:
         for token in re.finditer(r"[,;:()]|[A-Za-z0-9][A-Za-z0-9\-']*", rest):
             low = token.group().lower()
             if token.start() > 0 and (
-                token.group() in ",;:()" or low in _PREP_WORDS or low in _AUX or low == "and"
+                token.group() in ",;:()" or low in _PREP_WORDS or low in _AUX
             ):
                 stop = token.start()
                 break
         if not rest[:stop].strip():
             continue
-        return f"{base[: match.start()]}{prep} {replacement}{base[end + stop :].rstrip()}?".replace(
-            "  ", " "
-        )
+        remaining = base[end + stop :].strip()
+        tail = f" {remaining}" if remaining and remaining[0] not in ",;:)" else remaining
+        return f"{base[: match.start()]}{prep} {replacement}{tail}?"
     return f"{base} {prep} {replacement}?"
 
 
