@@ -36,7 +36,7 @@ def pipeline(api, demo_index, minilm, monkeypatch):
 
 
 def history(pipeline) -> list[Turn]:
-    result, turn = ask_in_conversation(pipeline, FIRST)
+    _result, turn = ask_in_conversation(pipeline, FIRST)
     return [turn]
 
 
