@@ -72,3 +72,27 @@ def test_follow_ups_off_asks_every_message_as_written(make_settings, demo_index,
         bot = Assistant(settings, pipeline)
         say(bot, "How much caffeine did the night-shift nurses get?")
         assert say(bot, "And how much less did they sleep?").result.asked_as is None
+
+
+def test_a_terminal_session_is_one_conversation(make_settings, demo_index, brave):
+    import json
+
+    from typer.testing import CliRunner
+
+    from lastword.cli.app import state
+    from tests.chat.test_cli import chat_app
+
+    state._settings = make_settings()
+    try:
+        done = CliRunner().invoke(
+            chat_app(),
+            ["chat", "--member", "m1", "--chat", "c1", "--index", str(demo_index), "--json"],
+            input="How much caffeine did the night-shift nurses get?\n"
+            "And how much less did they sleep?\n",
+        )
+    finally:
+        state._settings = None
+    assert done.exit_code == 0, done.output
+    first, second = (json.loads(line) for line in done.stdout.splitlines() if line.strip())
+    assert first["asked_as"] is None and "200 mg" in first["text"]
+    assert "caffeine" in second["asked_as"] and "41 minutes" in second["text"]
