@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lastword.conversation.history import Turn
 from lastword.terms import STOPWORDS
@@ -42,6 +43,7 @@ GENERIC = frozenset(
     reason reasons kind kinds type types part parts way ways thing things say said state stated
     mention mentioned describe described exactly approximately roughly there one ones else
     happen happened come came see seen look looked tell told know known whole overall
+    longer go goes went
     does did do doing done was were is are been be has have had can could would will should
     yes any all each every lot lots best better worse worst most least more less giving
     control controls animals people participants subjects individuals cases causes run ran need
@@ -84,8 +86,11 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-']*[A-Za-z0-9]|[A-Za-z0-9]")
 _TRAILING = " \t?.!,;:"
 #: a replaced part longer than this is a question of its own, not a follow-up
 MAX_REPLACEMENT_WORDS = 8
-#: subject terms carried at most
+#: subject terms a turn keeps at most
 MAX_CARRIED = 10
+#: subject terms a follow-up carries at most, the rarest in the corpus: more dilute what the
+#: message itself asks
+CARRIED_WORDS = 6
 #: a message pointing back ("those", "there") naming at least this many specific things of its
 #: own stands alone; with a pronoun standing for the subject ("it", "they") it needs more; one
 #: more again when it opens with a connective ("And which OECD guideline did they follow?")
@@ -184,17 +189,19 @@ def named(word: str) -> bool:
     )
 
 
-def _grounded(own: list[str], text: str, documents: Sequence[str], corpus: Corpus | None) -> bool:
+def _grounded(
+    own: list[str], text: str, documents: Sequence[str], corpus: CorpusView | None
+) -> bool:
     """Whether every specific word of a short message, none a name, is in the documents the
     last answer cited (its first word's capital is the sentence's, not a name's)."""
-    if corpus is None or not documents or len(own) > GROUNDED_WORDS:
+    if corpus is None or corpus.text is None or not documents or len(own) > GROUNDED_WORDS:
         return False
     first = words(text)[:1]
     if any(named(w) for w in own if not (first and w == first[0] and not w.isupper())):
         return False
     vocabulary: set[str] = set()
     for doc_id in documents:
-        vocabulary |= {w.lower() for w in words(corpus(doc_id))}
+        vocabulary |= {w.lower() for w in words(corpus.text(doc_id))}
     return all(_known(w.lower(), vocabulary) for w in own)
 
 
@@ -249,8 +256,71 @@ def _previous_subject(turn: Turn) -> tuple[str, ...]:
     return turn.subject or subject_of(turn.asked_as)
 
 
-#: a document's text by its id (``Store.document_text``)
-Corpus = Callable[[str], str]
+def _choose(groups: Sequence[Sequence[str]], titles: Sequence[str], most: int) -> tuple[str, ...]:
+    """The words of whole phrases until ``most`` are chosen, in their own order: first the
+    phrases with a word of the cited documents' titles (what the paper is about), then the
+    others as they came."""
+    flat = [w for group in groups for w in group]
+    if len(flat) <= most:
+        return tuple(flat)
+    title = {w.lower() for t in titles for w in words(t)}
+    order = sorted(range(len(groups)), key=lambda i: not any(w.lower() in title for w in groups[i]))
+    chosen: set[int] = set()
+    taken = 0
+    for i in order:
+        if taken >= most:
+            break
+        chosen.add(i)
+        taken += len(groups[i])
+    return tuple(w for i, group in enumerate(groups) if i in chosen for w in group)
+
+
+def _verb_form(word: str) -> bool:
+    """A participle or gerund as written in lower case ("inoculated", "feeding")."""
+    return word.islower() and len(word) > 5 and word.endswith(("ed", "ing"))
+
+
+def phrases(question: str, subject: Sequence[str]) -> list[list[str]]:
+    """The subject words of ``question`` grouped as they stand together in it ("holy basil",
+    "feeding"), in order; a subject word not in the question is a phrase of its own."""
+    wanted = {w.lower() for w in subject}
+    groups: list[list[str]] = []
+    current: list[str] = []
+    seen: set[str] = set()
+    for word in words(question):
+        low = word.lower()
+        if low in wanted and low not in seen:
+            current.append(word)
+            seen.add(low)
+        elif current:
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    groups += [[w] for w in subject if w.lower() not in seen]
+    return groups
+
+
+@dataclass(frozen=True)
+class CorpusView:
+    """What the rewrite may read of the corpus: a document's text by id (only the documents
+    the last answer cited are read)."""
+
+    text: Callable[[str], str] | None = None
+
+    @classmethod
+    def of(cls, store: Any) -> CorpusView:
+        return cls(store.document_text)
+
+
+#: a document's text by its id, alone (``Store.document_text``)
+Corpus = CorpusView | Callable[[str], str]
+
+
+def _view(corpus: Corpus | None) -> CorpusView | None:
+    if corpus is None or isinstance(corpus, CorpusView):
+        return corpus
+    return CorpusView(corpus)
 
 
 def standalone(message: str, history: Sequence[Turn], corpus: Corpus | None = None) -> Rewrite:
@@ -281,16 +351,20 @@ def standalone(message: str, history: Sequence[Turn], corpus: Corpus | None = No
     own = specific_words(_CONNECTIVE.sub("", text))
     if len(own) < _limit(text):
         kind = "refers"
-    elif not own or _grounded(own, text, last.documents, corpus):
+    elif not own or _grounded(own, text, last.documents, _view(corpus)):
         kind = "elliptic"
     else:
         return Rewrite(text, text, subject=subject_of(text))
     have = {w.lower() for w in words(text)}
-    carried = tuple(w for w in _previous_subject(last) if w.lower() not in have)
+    candidates = [w for w in _previous_subject(last) if w.lower() not in have]
+    # a subject is named by nouns: "inoculated", "detected", "feeding" say what was done to it
+    nouns = [w for w in candidates if not _verb_form(w)]
+    candidates = nouns or candidates
+    carried = _choose(phrases(last.asked_as, candidates), last.titles, CARRIED_WORDS)
     if not carried:
         return Rewrite(text, text, kind, documents=last.documents, subject=tuple(own))
     asked = f"{_base(text)} ({' '.join(carried)})?"
-    subject = tuple(dict.fromkeys([*own, *carried]))[:MAX_CARRIED]
+    subject = tuple(dict.fromkeys([*carried, *own]))[:MAX_CARRIED]
     return Rewrite(text, asked, kind, carried, last.documents, subject)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lastword.conversation.history import Turn
-from lastword.conversation.rules import Corpus, Rewrite, standalone
+from lastword.conversation.rules import Corpus, CorpusView, Rewrite, standalone
 from lastword.result import FollowUp, Result
 from lastword.settings import Settings
 
@@ -66,7 +66,7 @@ def ask(
         message,
         history,
         on,
-        pipeline.store.document_text,
+        CorpusView.of(pipeline.store),
         rewriter_for(pipeline.settings, pipeline) if on and history else standalone,
     )
     options: dict[str, Any] = {} if scope is None else {"scope": scope}

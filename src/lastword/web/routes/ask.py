@@ -14,6 +14,7 @@ from fastapi.responses import Response
 
 from lastword.conversation import ask as ask_in_conversation
 from lastword.conversation import replay
+from lastword.conversation.rules import CorpusView
 from lastword.conversation.run import rewrite
 from lastword.web.reading import passage_views
 from lastword.web.security import Reader
@@ -30,7 +31,8 @@ def _context(request: Request, q: str | None, after: list[str] | None = None) ->
     if q and q.strip():
         history = replay(earlier, conversation.max_turns) if conversation.followups else []
         pipeline = state.pipeline()
-        if history and rewrite(q, history, corpus=pipeline.store.document_text).followed_up:
+        corpus = CorpusView.of(pipeline.store)
+        if history and rewrite(q, history, corpus=corpus).followed_up:
             result, _turn = ask_in_conversation(pipeline, q, history)
         else:  # a question that stands alone is the cached one
             result, cached_at = state.ask(q)
