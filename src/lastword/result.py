@@ -221,7 +221,7 @@ class GateSignals(Frozen):
 class FollowUp(Frozen):
     """How a follow-up was made standalone (``lastword.conversation``)."""
 
-    kind: str = Field(description="replace | refers | elliptic | new_topic")
+    kind: str = Field(description="replace | refers | elliptic | new_topic | model")
     carried: tuple[str, ...] = Field((), description="Words carried from the earlier turn.")
     documents: tuple[str, ...] = Field(
         (), description="Documents the earlier answer cited (doc ids)."
