@@ -14,7 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # the JSON schema describes the JSON these are written as (computed fields such as
+    # page_label included): the MCP tools' output schema
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_mode_override="serialization"
+    )
 
 
 class Status(StrEnum):
@@ -214,8 +218,25 @@ class GateSignals(Frozen):
         return data
 
 
+class FollowUp(Frozen):
+    """How a follow-up was made standalone (``lastword.conversation``)."""
+
+    kind: str = Field(description="replace | refers | elliptic | new_topic | model")
+    carried: tuple[str, ...] = Field((), description="Words carried from the earlier turn.")
+    documents: tuple[str, ...] = Field(
+        (), description="Documents the earlier answer cited (doc ids)."
+    )
+    method: str = Field("rules", description="rules | model: who wrote the standalone question.")
+
+
 class Result(Frozen):
-    question: str
+    question: str = Field(description="The question as asked (a follow-up: as written).")
+    asked_as: str | None = Field(
+        None,
+        description="A follow-up's standalone question: what was retrieved, gated, answered "
+        "and verified. None when the question stood alone.",
+    )
+    followup: FollowUp | None = None
     status: Status
     decided_by: Mechanism | None = None
     band: Band | None = None

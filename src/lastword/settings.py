@@ -846,6 +846,31 @@ class MatrixSettings(Section):
     )
 
 
+class ConversationSettings(Section):
+    """Follow-ups in a thread, a chat session, an API messages list (docs/conversations.md)."""
+
+    followups: bool = Field(
+        True,
+        description="Make a follow-up standalone before retrieval (the earlier question's "
+        "subject terms carried when the message has no subject of its own); false: every "
+        "message is asked as written.",
+    )
+    max_turns: int = Field(
+        3, ge=1, le=20, description="Earlier turns a conversation remembers per thread."
+    )
+    rewrite: Literal["rules", "openai"] = Field(
+        "rules",
+        description="Who writes a follow-up's standalone question: the deterministic rules, or "
+        "the chat model at [generate] openai_url / openai_model, shown only the earlier "
+        "questions, its output used only when every word of it was asked (else the rules).",
+    )
+    max_threads: int = Field(
+        1000,
+        ge=1,
+        description="Threads the chat assistant remembers at once (the least recently used go).",
+    )
+
+
 class WebSettings(Section):
     """The web app served by ``lastword serve``."""
 
@@ -917,6 +942,7 @@ class Settings(BaseSettings):
     chat: ChatSettings = Field(default_factory=ChatSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     state: StateSettings = Field(default_factory=StateSettings)
 
     @classmethod

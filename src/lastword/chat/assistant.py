@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 
 from lastword.chat.hygiene import corpus_question, outbound_query
 from lastword.chat.persona import Decline, Failure, Persona
@@ -27,6 +28,8 @@ from lastword.chat.trigger import (
     points_at_corpus,
     web_trigger,
 )
+from lastword.conversation import Conversation, Turn
+from lastword.conversation import ask as ask_in_conversation
 from lastword.errors import ConfigError, InputError, ProviderError
 from lastword.pipeline import Pipeline
 from lastword.refusals import VERIFIER_REASONS
@@ -66,6 +69,21 @@ class Assistant:
         self.keys = keys or KeyStore.for_settings(settings)
         self._provider = provider
         self.budget = Budget(web.results_per_search, web.chars_per_result, web.chars_total)
+        #: the last turns of each thread, in memory (a restart starts every thread afresh)
+        self._threads: OrderedDict[tuple[str, str], Conversation] = OrderedDict()
+
+    def conversation(self, message: Message) -> Conversation | None:
+        """The thread ``message`` continues, or None when it stands alone."""
+        if message.thread is None:
+            return None
+        key = (message.chat_id, message.thread)
+        found = self._threads.get(key)
+        if found is None:
+            found = self._threads[key] = Conversation(self.settings.conversation.max_turns)
+            while len(self._threads) > self.settings.conversation.max_threads:
+                self._threads.popitem(last=False)
+        self._threads.move_to_end(key)
+        return found
 
     # ------------------------------------------------------------------ entry point
     def handle(self, message: Message) -> Reply | None:
@@ -96,10 +114,20 @@ class Assistant:
         question = corpus_question(
             message.text, chat.trigger_phrases, chat.corpus_phrases, (self.persona.name,)
         )
+        thread = self.conversation(message)
         try:
-            result = self.pipeline.ask(question or message.text)
+            # A follow-up is made standalone from the thread's earlier questions; this path
+            # stays on the machine (the web path never reads the thread).
+            result, turn = ask_in_conversation(
+                self.pipeline,
+                question or message.text,
+                thread.history() if thread else (),
+                enabled=self.settings.conversation.followups,
+            )
         except InputError as exc:
             return self._bad_input(message.text, exc)
+        if thread is not None:
+            thread.add(turn)
         if (
             self.settings.chat.widen_on_weak_gate
             and result.decided_by is Mechanism.RETRIEVAL_GATE
@@ -113,6 +141,7 @@ class Assistant:
     # ------------------------------------------------------------------ web path
     def _search(self, message: Message, trigger: TriggerMatch | None) -> Reply:
         web = self.settings.websearch
+        # Only this message's words, minus the trigger: never the thread (no earlier turn).
         query = outbound_query(
             message.text,
             trigger,
@@ -120,6 +149,9 @@ class Assistant:
             max_chars=web.max_query_chars,
             max_words=web.max_query_words,
         )
+        thread = self.conversation(message)
+        if thread is not None and query:
+            thread.add(Turn(query, query))
         if not query:
             return self._decline(message.text, Decline.EMPTY_QUERY, "empty_query")
         try:

@@ -33,7 +33,9 @@ from lastword.chat.platforms.matrix_format import (
     is_addressed,
     message_text,
     notice_content,
+    replied_to,
     reply_content,
+    thread_root,
 )
 from lastword.chat.platforms.matrix_state import BotState, Credentials
 from lastword.chat.reply import Message
@@ -91,6 +93,8 @@ class MatrixBot:
         self.client: Any = None
         self._down_since: float | None = None
         self._wait = settings.retry_initial_s
+        #: the bot's reply event -> the conversation it belongs to (a reply to it continues it)
+        self._conversation_of: dict[str, str] = {}
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
@@ -279,24 +283,46 @@ class MatrixBot:
             log.info("skipping %s: %.0f s old (max_message_age_s)", event_id, age)
             self.state.record(event_id, room_id, "skipped_old")
             return
-        await self._answer(room_id, event_id, event["sender"], message_text(content))
+        root = thread_root(content)
+        await self._answer(room_id, event_id, event["sender"], message_text(content), root, content)
 
-    async def _answer(self, room_id: str, event_id: str, sender: str, text: str) -> None:
+    def _conversation_key(self, event_id: str, root: str | None, content: dict[str, Any]) -> str:
+        """A thread is one conversation; a reply to the bot continues the reply's; anything
+        else starts one (which a reply to the bot's answer continues)."""
+        if root is not None:
+            return root
+        parent = replied_to(content)
+        return self._conversation_of.get(parent or "", event_id)
+
+    async def _answer(
+        self,
+        room_id: str,
+        event_id: str,
+        sender: str,
+        text: str,
+        root: str | None = None,
+        content: dict[str, Any] | None = None,
+    ) -> None:
         self.state.record(event_id, room_id, "claimed")
         started = time.perf_counter()
+        key = self._conversation_key(event_id, root, content or {})
+        message = Message(sender, room_id, text, thread=key)
         await self._typing(room_id, True)
         try:
-            reply = await asyncio.to_thread(self.assistant.handle, Message(sender, room_id, text))
+            reply = await asyncio.to_thread(self.assistant.handle, message)
         finally:
             await self._typing(room_id, False)
         if reply is None:
             self.state.record(event_id, room_id, "empty")
             return
-        content = reply_content(reply, event_id, sender, self.settings.reply_msgtype)
+        content = reply_content(reply, event_id, sender, self.settings.reply_msgtype, root)
         reply_id = await self._send(room_id, content, f"lw-{_digest(event_id)}")
         if reply_id is None:
             self.state.record(event_id, room_id, "send_failed")
             return
+        self._conversation_of[reply_id] = key
+        if len(self._conversation_of) > 10_000:  # in memory only; the oldest go first
+            del self._conversation_of[next(iter(self._conversation_of))]
         self.state.add_own_event(reply_id, room_id)
         self.state.record(event_id, room_id, reply.outcome, reply_id)
         log.info(

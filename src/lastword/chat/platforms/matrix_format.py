@@ -51,6 +51,13 @@ def replied_to(content: dict[str, Any]) -> str | None:
     return event_id if isinstance(event_id, str) else None
 
 
+def thread_root(content: dict[str, Any]) -> str | None:
+    """The root event of the thread ``content`` belongs to (``rel_type: m.thread``), if any."""
+    relates = content.get("m.relates_to") or {}
+    root = relates.get("event_id") if relates.get("rel_type") == "m.thread" else None
+    return root if isinstance(root, str) else None
+
+
 def strip_reply_fallback(body: str) -> str:
     """A reply's body without the quoted ``> <@user> ...`` lines older clients put first."""
     lines = body.split("\n")
@@ -119,11 +126,17 @@ def formatted_source_line(reply: Reply) -> str | None:
 
 
 def reply_content(
-    reply: Reply, in_reply_to: str, member_id: str, msgtype: str = "m.notice"
+    reply: Reply,
+    in_reply_to: str,
+    member_id: str,
+    msgtype: str = "m.notice",
+    thread: str | None = None,
 ) -> dict[str, Any]:
     """The ``m.room.message`` content of a reply: plain ``body``, HTML ``formatted_body``, a
-    Matrix reply relation to the member's message, and a mention of the member only."""
-    parts = [_html_text(reply.text)]
+    Matrix reply relation to the member's message (inside ``thread`` when the message was in
+    one), and a mention of the member only."""
+    parts = [_html_text(reply.asked_as)] if reply.asked_as else []
+    parts.append(_html_text(reply.text))
     if reply.warning:
         parts.append(_html_text(reply.warning))
     line = formatted_source_line(reply)
@@ -134,8 +147,19 @@ def reply_content(
         "body": reply.render(),
         "format": HTML_FORMAT,
         "formatted_body": "<br><br>".join(parts),
-        "m.relates_to": {"m.in_reply_to": {"event_id": in_reply_to}},
+        "m.relates_to": _relation(in_reply_to, thread),
         "m.mentions": {"user_ids": [member_id]},
+    }
+
+
+def _relation(in_reply_to: str, thread: str | None) -> dict[str, Any]:
+    if thread is None:
+        return {"m.in_reply_to": {"event_id": in_reply_to}}
+    return {
+        "rel_type": "m.thread",
+        "event_id": thread,
+        "is_falling_back": False,
+        "m.in_reply_to": {"event_id": in_reply_to},
     }
 
 
