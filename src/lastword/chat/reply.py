@@ -15,6 +15,9 @@ class Message:
     text: str
     #: whether the assistant was addressed (mentioned, replied to, or a direct chat)
     addressed: bool = True
+    #: names the platform knows stand for people in ``text`` (the bot's localpart and display
+    #: name, a mentioned colleague's display name): removed from any outbound query
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from lastword.chat.assistant import Assistant
 from lastword.chat.platforms.matrix_format import (
     ignore_reason,
     is_addressed,
+    mention_names,
     message_text,
     notice_content,
     reply_content,
@@ -266,7 +267,7 @@ class MatrixBot:
         event_id = event.get("event_id")
         if not isinstance(event_id, str):
             return
-        if self.state.outcome(event_id) not in (None, "claimed"):
+        if self.state.outcome(event_id) not in (None, "claimed", "retried"):
             log.info("already handled %s; not answering it again", event_id)
             return
         content = event["content"]
@@ -279,14 +280,37 @@ class MatrixBot:
             log.info("skipping %s: %.0f s old (max_message_age_s)", event_id, age)
             self.state.record(event_id, room_id, "skipped_old")
             return
-        await self._answer(room_id, event_id, event["sender"], message_text(content))
+        members = {
+            user_id: getattr(user, "display_name", None)
+            for user_id, user in (getattr(room, "users", None) or {}).items()
+        }
+        names = mention_names(content, self.user_id, self.names, members)
+        message = Message(event["sender"], room_id, message_text(content), names=names)
+        await self._answer(room_id, event_id, message)
 
-    async def _answer(self, room_id: str, event_id: str, sender: str, text: str) -> None:
-        self.state.record(event_id, room_id, "claimed")
+    async def _answer(self, room_id: str, event_id: str, message: Message) -> None:
+        sender = message.member_id
+        previous = self.state.outcome(event_id)
+        if previous == "claimed":
+            # taken up before and never finished: the bot died on it. One more try, no more,
+            # so an event that crashes the bot cannot loop and spend the member's budget.
+            self.state.record(event_id, room_id, "retried")
+        elif previous == "retried":
+            log.error("%s crashed the bot twice; not answering it again", event_id)
+            self.state.record(event_id, room_id, "crashed")
+            return
+        else:
+            self.state.record(event_id, room_id, "claimed")
         started = time.perf_counter()
         await self._typing(room_id, True)
         try:
-            reply = await asyncio.to_thread(self.assistant.handle, Message(sender, room_id, text))
+            reply = await asyncio.to_thread(self.assistant.handle, message)
+        except (ConfigError, MissingExtraError):
+            raise  # the operator must fix these; a restart retries the event once
+        except Exception:
+            log.exception("answering %s failed; recorded, not retried", event_id)
+            self.state.record(event_id, room_id, "crashed")
+            return
         finally:
             await self._typing(room_id, False)
         if reply is None:
