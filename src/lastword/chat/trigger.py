@@ -8,8 +8,8 @@ assistant's name, a mention and polite words ("Lastword, can you please look up 
 Trends overestimate ...?" or "how to kill look up myself" search nothing. A capitalised
 trigger followed by a capitalised word ("Google Flu Trends", "Google Scholar") is a name.
 
-A message that points at the lab's own material (``[chat] corpus_phrases``: "in our papers", "in the corpus", "in our
-notes", ...) is a corpus question even when it holds a trigger: "Can you look up in our papers
+A message that points at the lab's own material (``[chat] corpus_phrases``: "in our papers",
+"in the corpus", "in our notes", ...) is a corpus question even when it holds a trigger: "Can you look up in our papers
 how many seed sites TrustRank used?" is answered from the papers and nothing leaves.
 
 A generator that asks for a lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft)
