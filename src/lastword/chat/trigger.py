@@ -9,8 +9,9 @@ Trends overestimate ...?" or "how to kill look up myself" search nothing. A capi
 trigger followed by a capitalised word ("Google Flu Trends", "Google Scholar") is a name.
 
 A message that points at the lab's own material (``[chat] corpus_phrases``: "in our papers",
-"in the corpus", "in our notes", ...) is a corpus question even when it holds a trigger: "Can you look up in our papers
-how many seed sites TrustRank used?" is answered from the papers and nothing leaves.
+"in the corpus", "in our notes", ...) is a corpus question even when it holds a trigger: "Can
+you look up in our papers how many seed sites TrustRank used?" is answered from the papers and
+nothing leaves.
 
 A generator that asks for a lookup on its own (a ``SEARCH:`` / ``LOOKUP:`` line in its draft)
 is detected here so the assistant can refuse and log the request.
@@ -76,9 +77,7 @@ def _is_request(text: str, match: TriggerMatch, names: Sequence[str]) -> bool:
     word = text[match.start : match.end]
     after = text[match.end :].lstrip()
     # "Google Flu Trends", "Google Scholar": a capitalised trigger then a capitalised word
-    return not (
-        " " not in match.phrase and word[:1].isupper() and re.match(r"[A-Z][a-z]", after)
-    )
+    return not (" " not in match.phrase and word[:1].isupper() and re.match(r"[A-Z][a-z]", after))
 
 
 def request_trigger(
