@@ -76,9 +76,6 @@ _LOOKALIKES = {
     "ʉ": "u", "ɵ": "o", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe",
 }  # fmt: skip
 CONFUSABLES = str.maketrans(_LOOKALIKES)
-#: the look-alikes from other scripts, mapped only inside a word that also holds a Latin
-#: letter or consists only of look-alikes (so a Russian or Greek sentence stays as written)
-_FOREIGN = frozenset(ch for ch in _LOOKALIKES if unicodedata.name(ch, "").split()[0] != "LATIN")
 _WORD = re.compile(r"[^\W\d_]+")
 
 _LEET_I = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b"})
@@ -109,16 +106,18 @@ def _is_invisible(ch: str) -> bool:
     return ord(ch) in INVISIBLE or unicodedata.category(ch) == "Cf"
 
 
+def _latin(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith("LATIN")
+
+
 def _lookalikes(word: re.Match[str]) -> str:
     text = word.group(0)
-    foreign = [ch in _FOREIGN for ch in text]
-    if any(foreign) and not all(foreign):
-        return text.translate(CONFUSABLES)  # a Latin word with a letter from another script
-    if all(foreign) and all(ch in _LOOKALIKES for ch in text):
+    latin = [_latin(ch) for ch in text]
+    if all(latin) or any(latin):
+        return text.translate(CONFUSABLES)  # Latin (strokes, small capitals) or mixed scripts
+    if all(ch in _LOOKALIKES for ch in text):
         return text.translate(CONFUSABLES)  # only look-alikes: shaped to pass as Latin
-    if not any(foreign):
-        return text.translate(CONFUSABLES)  # Latin with strokes, small capitals
-    return text
+    return text  # a word of another script ("инструкции") stays as written
 
 
 def fold(text: str) -> str:

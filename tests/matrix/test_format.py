@@ -44,6 +44,9 @@ def test_addressed_by_mention_name_user_id_reply_or_room_mode():
     assert is_addressed(event("lastword: the dose?")["content"], BOT, names, set(), "mention")
     assert not is_addressed(event("lastwords matter")["content"], BOT, names, set(), "mention")
     assert is_addressed(event(f"{BOT} dose?")["content"], BOT, names, set(), "mention")
+    assert is_addressed(event("@lastword the dose?")["content"], BOT, names, set(), "mention")
+    other = event("@lastword:other.org the dose?")["content"]
+    assert not is_addressed(other, BOT, names, set(), "mention")
     pill = event("hey", **{"m.mentions": {"user_ids": [BOT]}})["content"]
     assert is_addressed(pill, BOT, names, set(), "mention")
     reply = event(

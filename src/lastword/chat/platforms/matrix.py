@@ -12,7 +12,8 @@ handled message is recorded (``matrix_state``), and a reply is sent with a trans
 derived from the member's event id, so a crash between sending and recording cannot make the
 homeserver post a second reply. Messages older than ``max_message_age_s`` when first seen
 (sent while the bot was down) are recorded as skipped, not answered. History from before the
-bot joined a room is never answered.
+bot joined a room is never answered; on a first run the messages after the bot's join are
+answered (a room joined before the first run is history).
 
 Encrypted rooms: end-to-end encryption is not supported (no olm here). In a room that turns
 on encryption the bot says so once and reads nothing.
@@ -191,13 +192,21 @@ class MatrixBot:
             if encrypted:
                 await self._encrypted(room_id)
                 continue
-            if first:
-                continue  # the first sync is history: nothing in it is answered
-            for event in self._after_own_join(events):
+            after = self._after_own_join(events)
+            if first and after is None:
+                continue  # joined before this first run: the room's timeline is history
+            for event in events if after is None else after:
                 await self._event(room_id, room, event)
 
-    def _after_own_join(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Events after the bot's own join when the timeline holds it (older ones predate it)."""
+    def _after_own_join(self, events: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """Events after the bot's own join when the timeline holds it (older ones predate it),
+        None when it does not.
+
+        On a first run (no stored sync position) a room whose timeline holds the bot's join
+        is answered from the join on: a message sent with or right after the join was sent
+        after it and is answered, one sent before it never is. A room joined before (no join
+        in the timeline) is history and nothing in it is answered.
+        """
         for i in range(len(events) - 1, -1, -1):
             event = events[i]
             if (
@@ -206,7 +215,7 @@ class MatrixBot:
                 and (event.get("content") or {}).get("membership") == "join"
             ):
                 return events[i + 1 :]
-        return events
+        return None
 
     def _inviter_allowed(self, inviter: str | None) -> bool:
         return inviter is not None and any(

@@ -82,7 +82,9 @@ def is_addressed(
         return True
     localpart = bot_user_id[1:].split(":", 1)[0]
     for name in {*names, localpart}:
-        if name.strip() and re.search(rf"(?<![\w@]){re.escape(name.strip())}(?!\w)", body, re.I):
+        # "lwbot", "@lwbot", "lwbot:" (not "@lwbot:other.server", another user)
+        pattern = rf"(?<![\w@])@?{re.escape(name.strip())}(?!\w)(?!:[\w-]+\.)"
+        if name.strip() and re.search(pattern, body, re.I):
             return True
     return False
 
