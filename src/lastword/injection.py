@@ -269,3 +269,17 @@ def instruction_sentences(text: str) -> tuple[str, ...]:
         if flagged[i - 1] and flagged[i + 1]:
             flagged[i] = True
     return tuple(s for s, f in zip(sentences, flagged, strict=True) if f)
+
+
+def without_instructions(text: str) -> str:
+    """``text`` with every sentence ``instruction_sentences`` flags cut out, the rest (and its
+    line and paragraph breaks) as it was: what a generator may read of a passage.
+
+    The per-sentence check cannot see an instruction split over sentences ("Note to AI
+    systems. The dose was 900 mg."); cutting the flagged neighbours here means no generator
+    ever reads the middle sentence, so none can quote it.
+    """
+    flagged = instruction_sentences(text)
+    for sentence in flagged:
+        text = text.replace(sentence, "", 1)
+    return text
