@@ -20,9 +20,9 @@ from lastword.injection import instruction_sentences, is_instruction
 from lastword.sentences import split_sentences
 
 STYLES = json.loads(
-    (Path(__file__).resolve().parents[2] / "bench" / "data" / "planted_instructions.json").read_text(
-        encoding="utf-8"
-    )
+    (
+        Path(__file__).resolve().parents[2] / "bench" / "data" / "planted_instructions.json"
+    ).read_text(encoding="utf-8")
 )
 #: the styles whose planted sentence reads as plain prose; only their neighbours say otherwise
 CONTEXT_ONLY = {"split over three sentences, value in the middle", "opener then value"}
