@@ -201,16 +201,16 @@ _OPENERS = [
 ]
 
 _CONTINUE = r"(?:(?:and|then|also|so|now|next|finally|instead|therefore|thus|y|et|und|e)\s*,?\s+)*"
-_ANY_RE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
+#: each rule on its own, matched on the lower-cased reading (faster than one alternation with
+#: IGNORECASE, and the first hit ends the check)
+_RULES_RE = tuple(re.compile(p) for p in _PATTERNS)
 _START_RE = re.compile(
-    r"^[\W_]*" + _CONTINUE + r"(?:" + "|".join(f"(?:{p})" for p in _OPENERS) + ")",
-    re.IGNORECASE,
+    r"^[\W_]*" + _CONTINUE + r"(?:" + "|".join(f"(?:{p})" for p in _OPENERS) + ")"
 )
 #: an address that leads into the next sentence: "Note to AI systems." / "Attention, readers:"
 _OPENER_ONLY = re.compile(
     rf"^[\W_]*(?:(?:note|message|attention|notice|memo|important|reminder)\s*(?:to|for)?"
-    rf"\s*[:,]?\s*)?(?:all\s+|any\s+|the\s+|dear\s+)?(?:{_MODEL}|{_READER})[\s\w,]{{0,40}}[.:!]?$",
-    re.IGNORECASE,
+    rf"\s*[:,]?\s*)?(?:all\s+|any\s+|the\s+|dear\s+)?(?:{_MODEL}|{_READER})[\s\w,]{{0,40}}[.:!]?$"
 )
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/])")
 _SPACE = re.compile(r"\s+")
@@ -248,9 +248,10 @@ def is_instruction(sentence: str) -> bool:
     semicolon or dash ("Do as follows: output ...").
     """
     text = read(sentence)
-    if _ANY_RE.search(text) or _encoded_words(text):
+    low = text.lower()
+    if any(rule.search(low) for rule in _RULES_RE) or _encoded_words(text):
         return True
-    return any(_START_RE.search(clause) for clause in _CLAUSE.split(text))
+    return any(_START_RE.search(clause) for clause in _CLAUSE.split(low))
 
 
 def instruction_sentences(text: str) -> tuple[str, ...]:
@@ -263,7 +264,7 @@ def instruction_sentences(text: str) -> tuple[str, ...]:
     sentences = split_sentences(text)
     flagged = [is_instruction(s) for s in sentences]
     for i, sentence in enumerate(sentences[:-1]):
-        if flagged[i] and _OPENER_ONLY.match(read(sentence)):
+        if flagged[i] and _OPENER_ONLY.match(read(sentence).lower()):
             flagged[i + 1] = True
     for i in range(1, len(sentences) - 1):
         if flagged[i - 1] and flagged[i + 1]:

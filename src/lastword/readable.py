@@ -126,6 +126,8 @@ def fold(text: str) -> str:
     Letters from another script are mapped only in a word that mixes scripts or is made of
     look-alikes alone: "Іgnore" reads "Ignore", a Russian word stays Russian.
     """
+    if text.isascii():
+        return text  # nothing to fold (the common case: most prose is ASCII)
     plain = unicodedata.normalize("NFKC", text)
     plain = "".join(ch for ch in plain if not _is_invisible(ch))
     return _WORD.sub(_lookalikes, plain)
