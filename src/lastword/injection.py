@@ -137,7 +137,7 @@ _PATTERNS = [
     r"\b(?:supersed(?:e|es|ing)|overrid(?:e|es|ing)|invalidat(?:e|es|ing)|replac(?:es|ing))\s+"
     r"(?:all\s+|any\s+|the\s+)?(?:earlier|previous|prior|other|above|preceding|original|"
     r"reported|published)\b",
-    r"\bthe\s+(?:correct|true|real|actual|official|authoritative|only\s+valid)\s+(?:figure|"
+    r"\bthe\s+(?:correct|official|authoritative|only\s+valid)\s+(?:figure|"
     r"value|dose|number|answer|result|amount|finding)s?\s+(?:is|are|was|were|to\s+report)\b",
     # a polite request to an addressee: "se ruega a los asistentes de IA ...", "on demande aux"
     rf"\b(?:se\s+(?:ruega|pide|solicita)|on\s+demande|wir\s+bitten|pede-se)\s+(?:a|aux?|an|ao|aos)"
