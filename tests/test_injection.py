@@ -1,4 +1,4 @@
-"""``lastword.injection`` on sentences: what addresses a reader, an editor or a model, what does not.
+"""``lastword.injection`` on sentences: what addresses a reader, an editor or a model, and not.
 
 The full planted set (79 styles) runs end to end in tests/verify/test_planted_styles_cli.py;
 these are the rules one by one, and the prose they must leave alone.
