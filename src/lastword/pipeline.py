@@ -27,6 +27,7 @@ from lastword.gate.bands import SpecificRule, below_weak
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import SourceKind
+from lastword.injection import without_instructions
 from lastword.refusals import refusal, reword
 from lastword.result import Band, GateSignals, Mechanism, Result, RetrievedPassage, Status
 from lastword.retrieve import retrieve, tuning_from
@@ -256,7 +257,12 @@ class Pipeline:
         return self._compose(base, source_kind, {})
 
     def _compose(self, base: Result, source_kind: SourceKind, timings: dict[str, float]) -> Result:
-        request = GenerationRequest(base.question, base.passages, source_kind, band=base.band)
+        # The generator reads the passages without the sentences that address a reader or a
+        # model, neighbours of a split instruction included (lastword.injection).
+        readable = tuple(
+            p.model_copy(update={"text": without_instructions(p.text)}) for p in base.passages
+        )
+        request = GenerationRequest(base.question, readable, source_kind, band=base.band)
         generate_started = time.perf_counter()
         try:
             generator = self.generator

@@ -766,6 +766,11 @@ class ChatSettings(Section):
         "Search for what? Put the words after the trigger.",
         description="Refusal line: nothing was left to search for after the trigger.",
     )
+    joined_query_line: str = Field(
+        "I won't search that: a name inside the question would have to be cut out, and that "
+        "joins words you didn't write together. Ask without the name in the middle.",
+        description="Refusal line: a name or mention sat inside the words to search for.",
+    )
     number_warning: str = Field(
         "⚠️ That number is from a search preview. I have not read the page it came from.",
         description="Added under a web answer that states a number.",

@@ -16,7 +16,7 @@ import logging
 import time
 from collections import OrderedDict
 
-from lastword.chat.hygiene import corpus_question, outbound_query
+from lastword.chat.hygiene import build_query, corpus_question
 from lastword.chat.persona import Decline, Failure, Persona
 from lastword.chat.reply import Message, Reply
 from lastword.chat.safety import screen
@@ -38,7 +38,7 @@ from lastword.settings import Settings
 from lastword.statedir import state_dir
 from lastword.websearch.budget import Budget
 from lastword.websearch.keys import KeyStore
-from lastword.websearch.protocol import SearchProvider
+from lastword.websearch.protocol import SearchProvider, linkable
 from lastword.websearch.ratelimit import SEARCH_LOG_FILE, Limits, SearchLog
 from lastword.websearch.registry import KeyNotSet, make_search_provider
 from lastword.websearch.relevance import EmbedderDown, RelevanceFloor
@@ -103,17 +103,38 @@ class Assistant:
             )
         chat = self.settings.chat
         # A message pointing at the lab's own material is a corpus question, trigger or not.
-        trigger = web_trigger(message.text, chat.trigger_phrases, chat.corpus_phrases)
+        trigger = web_trigger(
+            message.text, chat.trigger_phrases, chat.corpus_phrases, self._names(message)
+        )
         if trigger is not None:
             return self._search(message, trigger)
         return self._corpus(message)
+
+    def _names(self, message: Message) -> tuple[str, ...]:
+        return (self.persona.name, *message.names)
+
+    def _gate_refused(self, message: Message, text: str) -> Reply | None:
+        """The gate's refusal of ``text`` (a built query), worded as for the message."""
+        refused = screen(text)
+        if refused is None:
+            return None
+        log.info("pre-search gate refused a built query (category %s)", refused.category)
+        return self._decline(
+            message.text,
+            Failure.GATE_REFUSED,
+            f"gate_{refused.category}",
+            Status.REFUSED,
+            Mechanism.PRE_SEARCH_GATE,
+        )
 
     # ------------------------------------------------------------------ corpus path
     def _corpus(self, message: Message) -> Reply:
         chat = self.settings.chat
         question = corpus_question(
-            message.text, chat.trigger_phrases, chat.corpus_phrases, (self.persona.name,)
+            message.text, chat.trigger_phrases, chat.corpus_phrases, self._names(message)
         )
+        if (refused := self._gate_refused(message, question)) is not None:
+            return refused
         thread = self.conversation(message)
         try:
             # A follow-up is made standalone from the thread's earlier questions; this path
@@ -142,13 +163,20 @@ class Assistant:
     def _search(self, message: Message, trigger: TriggerMatch | None) -> Reply:
         web = self.settings.websearch
         # Only this message's words, minus the trigger: never the thread (no earlier turn).
-        query = outbound_query(
+        built = build_query(
             message.text,
             trigger,
-            (self.persona.name,),
+            self._names(message),
             max_chars=web.max_query_chars,
             max_words=web.max_query_words,
         )
+        query = built.text
+        # The gate screens exactly what would be sent, in every reading, before anything else.
+        if (refused := self._gate_refused(message, query)) is not None:
+            return refused
+        if built.joined is not None:
+            log.info("a name or mention sat inside the query; refused, nothing sent")
+            return self._decline(message.text, Decline.JOINED_QUERY, "joined_query")
         thread = self.conversation(message)
         if thread is not None and query:
             thread.add(Turn(query, query))
@@ -190,6 +218,11 @@ class Assistant:
         timings["search"] = (time.perf_counter() - started) * 1000
         self.search_log.finish(admission.search_id, "ok", len(results))
         log.info("search sent via %s: %d results", provider.name, len(results))
+        usable = tuple(r for r in results if linkable(r.url))
+        if len(usable) < len(results):
+            # a crafted URL (https://[caffeine]/x) cannot be linked: drop it, use the rest
+            log.warning("dropped %d result(s) whose URL is not a link", len(results) - len(usable))
+            results = usable
         if not results:
             return self._decline(
                 query, Failure.ZERO_RESULTS, "web_zero_results", sent=query, timings=timings

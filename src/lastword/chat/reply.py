@@ -18,6 +18,9 @@ class Message:
     #: the conversation this message continues (a Matrix thread or reply chain, a terminal
     #: session); None: it stands alone and starts nothing (``lastword.conversation``)
     thread: str | None = None
+    #: names the platform knows stand for people in ``text`` (the bot's localpart and display
+    #: name, a mentioned colleague's display name): removed from any outbound query
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

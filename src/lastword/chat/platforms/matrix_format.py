@@ -21,7 +21,6 @@ from lastword.chat.reply import Reply
 from lastword.chat.sourceline import PREFIX, _domain, _safe_link, cited_results
 
 HTML_FORMAT = "org.matrix.custom.html"
-_USER_ID = re.compile(r"@[A-Za-z0-9._=/+-]+:[A-Za-z0-9.-]+(?::\d+)?")
 _MARKER = re.compile(r"\[(\d+)\]")
 
 
@@ -90,18 +89,68 @@ def is_addressed(
         return True
     localpart = bot_user_id[1:].split(":", 1)[0]
     for name in {*names, localpart}:
-        if name.strip() and re.search(rf"(?<![\w@]){re.escape(name.strip())}(?!\w)", body, re.I):
+        # "lwbot", "@lwbot", "lwbot:" (not "@lwbot:other.server", another user)
+        pattern = rf"(?<![\w@])@?{re.escape(name.strip())}(?!\w)(?!:[\w-]+\.)"
+        if name.strip() and re.search(pattern, body, re.I):
             return True
     return False
 
 
 def message_text(content: dict[str, Any]) -> str:
-    """What the member wrote: the body without a reply quote and without Matrix user ids.
+    """What the member wrote: the body without a reply quote.
 
-    User ids name people and servers; they never reach the assistant (nor a search provider).
+    User ids, @names and the names ``mention_names`` lists stay in the text: the assistant's
+    query hygiene (``lastword.chat.hygiene``) removes them in one place, and refuses a query
+    whose words a removal would join. Nothing of them reaches a search provider.
     """
     body = strip_reply_fallback(str(content.get("body") or ""))
-    return re.sub(r"[ \t]{2,}", " ", _USER_ID.sub(" ", body)).strip()
+    return re.sub(r"[ \t]{2,}", " ", body).strip()
+
+
+_PILL = re.compile(
+    r"""<a\s[^>]*href=["']https://matrix\.to/#/(@[^"'/?]+)["'][^>]*>(.*?)</a>""", re.I | re.S
+)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _localpart(user_id: str) -> str:
+    return user_id[1:].split(":", 1)[0] if user_id.startswith("@") else user_id
+
+
+def mention_names(
+    content: dict[str, Any],
+    bot_user_id: str,
+    bot_names: Iterable[str],
+    members: dict[str, str | None],
+) -> tuple[str, ...]:
+    """Every name in ``content`` that stands for a person, for the query hygiene to remove.
+
+    The bot's own forms (user id, localpart, display names), and for each person mentioned
+    (``m.mentions``, a pill in ``formatted_body``, "@localpart", or "Name:" opening the
+    message) their user id, localpart and display name in the room (``members``: user id ->
+    display name).
+    """
+    names: set[str] = {bot_user_id, _localpart(bot_user_id), *bot_names}
+    people: set[str] = set((content.get("m.mentions") or {}).get("user_ids") or [])
+    formatted = str(content.get("formatted_body") or "")
+    for user_id, label in _PILL.findall(formatted):
+        people.add(html.unescape(user_id))
+        names.add(html.unescape(_TAG.sub("", label)).strip())
+    body = strip_reply_fallback(str(content.get("body") or ""))
+    folded = body.casefold()
+    opening = body.split(":", 1)[0].strip().casefold() if ":" in body[:80] else None
+    for user_id, display in members.items():
+        forms = [f for f in (_localpart(user_id), display) if f]
+        if any(f"@{f.casefold()}" in folded or f.casefold() == opening for f in forms):
+            people.add(user_id)
+    for user_id in people:
+        if not isinstance(user_id, str):
+            continue
+        names.update({user_id, _localpart(user_id)})
+        display = members.get(user_id)
+        if display:
+            names.add(display)
+    return tuple(sorted(n for n in names if n and n.strip()))
 
 
 def _html_text(text: str) -> str:
