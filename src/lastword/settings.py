@@ -254,6 +254,12 @@ class IngestSettings(Section):
     ocr_workers: int = Field(
         2, ge=1, le=64, description="OCR: pages read at once (one engine process each)."
     )
+    ocr_cache: str = Field(
+        "",
+        description="OCR: the folder where each page's reading is kept by its image's hash "
+        "(a re-ingest never reads a page twice); empty: ocr/ in the user cache folder "
+        "($LASTWORD_CACHE_DIR, else the platform's).",
+    )
     ocr_low_confidence: float = Field(
         0.8,
         ge=0.0,

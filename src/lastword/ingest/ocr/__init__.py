@@ -257,6 +257,7 @@ def options_from(settings: object) -> OcrOptions:
         max_pixels=settings.ocr_max_pixels,  # type: ignore[attr-defined]
         page_seconds=settings.ocr_page_seconds,  # type: ignore[attr-defined]
         workers=settings.ocr_workers,  # type: ignore[attr-defined]
+        cache_dir=Path(settings.ocr_cache).expanduser() if settings.ocr_cache else None,  # type: ignore[attr-defined]
     )
 
 

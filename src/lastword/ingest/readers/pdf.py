@@ -133,8 +133,7 @@ def read_pdf(
         metadata = pdf.get_metadata_dict()
         printable = sum(p.chars for p in pages)
         read_by_ocr: dict[int, object] = {}
-        for outcome in _ocr(pdf, pages, ocr, ocr_options, source, on_page, read_by_ocr):
-            yield outcome
+        yield from _ocr(pdf, pages, ocr, ocr_options, source, on_page, read_by_ocr)
     except pdfium.PdfiumError as exc:
         raise IngestError(f"corrupt PDF: a page could not be read ({exc})", source) from None
     finally:
@@ -185,8 +184,8 @@ def read_pdf(
 
 def _ocr(pdf, pages, mode, options, source, on_page, read_by_ocr):  # type: ignore[no-untyped-def]
     """Read the pages that need it by OCR, in place in ``pages`` (``read_by_ocr``: number ->
-    (``PageReading``, why it was read)); yields one ``IngestError`` per page OCR fails on (that page keeps its
-    text layer)."""
+    (``PageReading``, why it was read)); yields one ``IngestError`` per page OCR fails on
+    (that page keeps its text layer)."""
     why = pages_to_ocr(pages, mode)
     if not why:
         return
