@@ -66,10 +66,8 @@ def errors(reference: str, hypothesis: str) -> tuple[int, int, int, int]:
         if not line:
             continue
         found = fuzz.partial_ratio_alignment(line, hyp) if hyp else None
-        if found is None or found.score < 50:
-            got = ""
-        else:
-            got = hyp[found.dest_start : found.dest_end]
+        matched = found is not None and found.score >= 50
+        got = hyp[found.dest_start : found.dest_end] if matched else ""
         totals[0] += Levenshtein.distance(line, got)
         totals[1] += len(line)
         totals[2] += Levenshtein.distance(line.split(), got.split())
@@ -172,7 +170,7 @@ def measure(
     count = 0
     for name, path in scanned.items():
         numbers = []
-        for position, (number, text) in enumerate(references[name]):
+        for position, (_number, text) in enumerate(references[name]):
             if limit is not None and count >= limit:
                 break
             numbers.append(position + 1)  # the scanned copy holds only the kept pages

@@ -173,7 +173,9 @@ def read_image(image: object, scale: float, engine: Engine, timeout: float) -> P
             if not candidate:
                 continue
             more, more_level, more_skew = attempt(candidate)
-            if _good(more) or (_score(more) > _score(words) and not _good(words)):
+            # a turn is taken when it reads well, or far better than upright (a page of two
+            # words reads a few words more confidently in some turn by chance)
+            if _good(more) or (len(more) >= 3 and _score(more) > 2 * _score(words)):
                 words, level, skew, rotation = more, more_level, more_skew, candidate
             if _good(words):
                 break

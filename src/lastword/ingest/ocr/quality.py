@@ -2,9 +2,10 @@
 
 A text layer fails when a fifth of its characters are unmapped glyphs (U+FFFD, private-use
 code points, control characters: a font without a Unicode map gives glyph ids), when far
-fewer of its words look like words than on the document's other pages (under half their share,
-and under 40%), or when it holds a tenth of the characters per page area of the other pages
-while an image covers most of the page (a scan with a stray text layer).
+fewer of its tokens are English words than on the document's other pages (under 15%, and
+under 0.3 of their median share: a reference list or a table stays well above), or when an
+image covers the page with fewer than 200 characters over it, a tenth of the other pages'
+characters per area (a scan with a stray text layer).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from lastword.ingest.layout import Page
 
 #: under this many printable characters a page has no text layer
 MIN_CHARS = 8
-_WORD = re.compile(r"^[A-Za-z][a-z]+[.,;:)]?$|^[A-Z]{2,}$|^(?:a|I|A)$")
+#: a page whose image covers it with fewer characters than this over it: a scan
+_THIN = 200
+_EDGE = re.compile(r"^[\W\d_]+|[\W\d_]+$")
 _TOKEN = re.compile(r"\S+")
 
 
@@ -30,15 +33,21 @@ def _unmapped(ch: str) -> bool:
     )
 
 
-def _text(page: Page) -> str:
-    return " ".join(line.text for line in page.lines)
+def _text(page: Page, upright: bool = False) -> str:
+    """The page's text; with ``upright`` only its upright lines (PDFium gives a sideways
+    table's letters one by one, "T A B L E": no sign of a broken text layer)."""
+    return " ".join(x.text for x in page.lines if not (upright and x.rotated))
 
 
 def _word_share(text: str) -> float | None:
+    """The share of a page's tokens that are English words (``structure.word_list``)."""
+    from lastword.ingest.structure import word_list
+
     tokens = _TOKEN.findall(text)
     if len(tokens) < 20:
         return None
-    return sum(bool(_WORD.match(t)) for t in tokens) / len(tokens)
+    known = word_list()
+    return sum(_EDGE.sub("", t).lower() in known for t in tokens) / len(tokens)
 
 
 def _image_cover(page: Page) -> float:
@@ -54,7 +63,7 @@ def pages_to_ocr(pages: list[Page], mode: str) -> dict[int, str]:
     if mode == "always":
         return {p.number: "always" for p in pages}
     why: dict[int, str] = {}
-    shares = {p.number: _word_share(_text(p)) for p in pages}
+    shares = {p.number: _word_share(_text(p, upright=True)) for p in pages}
     density = {p.number: p.chars / max(p.width * p.height, 1.0) for p in pages}
     for page in pages:
         text = _text(page)
@@ -66,9 +75,9 @@ def pages_to_ocr(pages: list[Page], mode: str) -> dict[int, str]:
             why[page.number] = "unmapped glyphs in the text layer"
         elif others and (share := shares[page.number]) is not None:
             rest = [s for p in others if (s := shares[p.number]) is not None]
-            if rest and share < 0.4 and share < 0.5 * statistics.median(rest):
+            if rest and share < 0.15 and share < 0.3 * statistics.median(rest):
                 why[page.number] = "few words in the text layer"
-        if page.number not in why and others and _image_cover(page) >= 0.5:
+        if page.number not in why and others and page.chars < _THIN and _image_cover(page) >= 0.8:
             typical = statistics.median(density[p.number] for p in others)
             if density[page.number] < 0.1 * typical:
                 why[page.number] = "a scanned page with a thin text layer"
