@@ -15,11 +15,14 @@ Last, the papers bench (``bench/papers.py``: correct / false accepts / refused /
 the 300-dpi scanned copy beside the born-digital one (its OCR readings cached by the first
 pass: the same page images).
 
-    python bench/ocr.py [--data DIR] [--pages N] [--rapid-pages N] [--no-papers] [--json OUT]
+    python bench/ocr.py [--data DIR] [--pages N | --per-paper N] [--rapid-pages N]
+                        [--dpi 300 200] [--no-papers] [--json OUT]
 
-``--pages N``: the first N pages of the set (all by default); ``--rapid-pages N``: RapidOCR reads
-the first N of those (it takes ~15 s a page here; tesseract reads the same pages too, so the
-two are compared on one sample). Numbers are taken on a shared, busy 2-core machine.
+``--pages N``: the first N pages of the set, ``--per-paper N``: the first N pages of each
+paper (all by default; the papers bench runs on the whole set only); ``--rapid-pages N``:
+RapidOCR reads the first N of those (it takes ~15 s a page here; tesseract reads the same
+pages too, so the two are compared on one sample). Numbers are taken on a shared, busy
+2-core machine.
 """
 
 from __future__ import annotations
@@ -222,6 +225,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "papers")
     parser.add_argument("--pages", type=int, help="Only the first N pages of the set.")
+    parser.add_argument(
+        "--per-paper", type=int, help="Only the first N pages of each paper (a sample)."
+    )
     parser.add_argument("--rapid-pages", type=int, default=12, help="Pages RapidOCR reads.")
     parser.add_argument("--dpi", type=int, nargs="+", default=[300, 200])
     parser.add_argument("--no-papers", action="store_true", help="Skip the papers bench.")
@@ -247,6 +253,8 @@ def main() -> int:
                 with_pages = None
                 if left is not None:
                     with_pages = set(range(1, left + 1))
+                if args.per_paper is not None:
+                    with_pages = set(range(1, args.per_paper + 1))
                 texts = scan(pdf, folder / pdf.name, dpi, with_pages)
                 references[pdf.name] = texts
                 scanned[pdf.name] = folder / pdf.name
@@ -280,7 +288,8 @@ def main() -> int:
                     f"peak {row['peak_mb']:.0f} MB  failed {row['failed']}",
                     flush=True,
                 )
-        if not args.no_papers and 300 in args.dpi and args.pages is None:
+        sampled = args.pages is not None or args.per_paper is not None
+        if not args.no_papers and 300 in args.dpi and not sampled:
             scans = work / "scans-300"
             for extra in ("questions.jsonl", "pages.jsonl", "README.md"):
                 (scans / extra).write_bytes((args.data / extra).read_bytes())

@@ -266,3 +266,23 @@ def test_ocr_pages_report_progress(statins_scan: Path, settings):
     finally:
         pdf.close()
     assert done == [1, 2] and seen == [1, 2]
+
+
+def test_rapidocr_reads_words_with_boxes_into_lines():
+    pytest.importorskip("rapidocr_onnxruntime")
+    from PIL import ImageDraw, ImageFont
+
+    from lastword.ingest.ocr import make_engine, read_image
+    from lastword.ingest.ocr.lines import ocr_page
+
+    image = Image.new("L", (1400, 160), 255)
+    font = ImageFont.load_default(size=40)
+    line = "Seeds were sown in early spring on every plot"
+    ImageDraw.Draw(image).text((30, 50), line, fill=0, font=font)
+    engine = make_engine("rapidocr")
+    reading = read_image(image, 2.0, engine, timeout=120)
+    text = " ".join(w.text for w in reading.words)
+    assert "Seeds" in text and "spring" in text and reading.engine.startswith("rapidocr 1.4")
+    page = ocr_page(list(reading.words), 1, (reading.width, reading.height), reading.scale)
+    assert len(page.lines) == 1 and page.lines[0].x0 == pytest.approx(15, abs=10)
+    assert all(0.0 < w.confidence <= 1.0 for w in reading.words)
