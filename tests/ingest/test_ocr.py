@@ -286,3 +286,11 @@ def test_rapidocr_reads_words_with_boxes_into_lines():
     page = ocr_page(list(reading.words), 1, (reading.width, reading.height), reading.scale)
     assert len(page.lines) == 1 and page.lines[0].x0 == pytest.approx(15, abs=10)
     assert all(0.0 < w.confidence <= 1.0 for w in reading.words)
+
+
+def test_a_page_failure_crosses_a_process_boundary():
+    import pickle
+
+    error = IngestError("page 2: OCR failed (tesseract took longer than 120 s)", "/data/a.pdf")
+    back = pickle.loads(pickle.dumps(error))  # a Ray task returns its failures to the writer
+    assert str(back) == str(error) and back.source == "/data/a.pdf" and back.reason == error.reason
