@@ -294,3 +294,20 @@ def test_a_page_failure_crosses_a_process_boundary():
     error = IngestError("page 2: OCR failed (tesseract took longer than 120 s)", "/data/a.pdf")
     back = pickle.loads(pickle.dumps(error))  # a Ray task returns its failures to the writer
     assert str(back) == str(error) and back.source == "/data/a.pdf" and back.reason == error.reason
+
+
+def test_postgres_keeps_the_mark(
+    statins_scan: Path, settings, minilm, postgres_dsn: str, postgres_schema: str, tmp_path
+):
+    from lastword.settings import StoreSettings
+    from lastword.store.open import open_store
+
+    store_settings = StoreSettings(
+        backend="postgres", dsn=postgres_dsn, schema_name=postgres_schema
+    )
+    report = ingest_paths([statins_scan], tmp_path, minilm, settings, store_settings=store_settings)
+    assert not report.failed
+    with open_store(store_settings, tmp_path) as store:
+        hits = store.search(minilm.embed_queries(["How many patients took atorvastatin?"])[0], 3)
+    marks = [ocr_mark(h.passage.text, h.passage.metadata) for h in hits]
+    assert marks and all(m is not None and m.confidence > 0.8 for m in marks)
