@@ -230,9 +230,9 @@ class IngestSettings(Section):
     )
     ocr_engine: Literal["tesseract", "rapidocr"] = Field(
         "tesseract",
-        description="OCR engine: tesseract (Debian tesseract-ocr, installed by scripts/setup; "
-        "CER 1.3% at 300 dpi on the papers bench) or rapidocr (the [ocr-rapid] extra: "
-        "slower, and it drops the spaces of English text; docs/ingest.md).",
+        description="OCR engine: tesseract (Debian tesseract-ocr, installed by scripts/setup) "
+        "or rapidocr (the [ocr-rapid] extra: slower, more memory, and it drops the spaces of "
+        "English text; bench/ocr.py's numbers side by side in docs/ingest.md).",
     )
     ocr_dpi: int = Field(
         300, ge=72, le=600, description="OCR: pages are rendered at this resolution to be read."
