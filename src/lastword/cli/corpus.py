@@ -64,7 +64,7 @@ class _RichProgress:
     def start(self, total_passages: int, documents: int) -> None:
         if self._ocr is not None:  # every file is read (and OCR'd) before embedding starts
             self._ocr.stop()
-            self._ocr = None
+            self._ocr, self._ocr_tasks = None, {}
         if total_passages:
             err_console.print(f"{documents} document(s) to embed, {total_passages} passages")
         elif documents:  # on Ray the passages are counted as the workers chunk them
