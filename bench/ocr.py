@@ -8,7 +8,8 @@ NFKC-normalised, whitespace collapsed; Levenshtein distance over the reference's
 line by line: each text-layer line against the stretch of OCR text that matches it best, so
 reading order and the text inside figures' images, which a text layer lacks, are no errors),
 pages per second (``ingest.ocr.read_pages``, the ingest's own path, ``[ingest] ocr_workers``
-pages at a time, no cache) and the peak memory of the process reading (its own and its
+pages at a time, no cache; on a shared machine also as CPU seconds per page, and what two
+free cores would read from it) and the peak memory of the process reading (its own and its
 engine processes'). Each engine runs in a fresh process.
 
 Last, the papers bench (``bench/papers.py``: correct / false accepts / refused / phantoms) on
@@ -112,6 +113,13 @@ def scan(pdf_path: Path, out: Path, dpi: int, pages: set[int] | None) -> list[tu
     return texts
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished engine processes."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _peak_mb() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -137,6 +145,7 @@ def run_engine(
     texts: dict[str, str] = {}
     failed = 0
     started = time.perf_counter()
+    cpu_started = _cpu_seconds()
     pages = 0
     for path, numbers in files:
         pdf = pdfium.PdfDocument(path)
@@ -154,6 +163,7 @@ def run_engine(
     return {
         "texts": texts,
         "seconds": seconds,
+        "cpu_seconds": _cpu_seconds() - cpu_started,
         "pages": pages,
         "failed": failed,
         "peak_mb": _peak_mb(),
@@ -197,6 +207,9 @@ def measure(
         "cer": totals[0] / max(1, totals[1]),
         "wer": totals[2] / max(1, totals[3]),
         "pages_per_s": result["pages"] / result["seconds"] if result["seconds"] else 0.0,
+        # what 2 free cores would read: CPU seconds per page (rendering, levelling, the engine)
+        "cpu_s_per_page": result["cpu_seconds"] / max(1, result["pages"]),
+        "pages_per_s_2_free_cores": 2 * result["pages"] / max(result["cpu_seconds"], 1e-9),
         "peak_mb": result["peak_mb"],
     }
 
@@ -284,7 +297,9 @@ def main() -> int:
                 out["runs"].append(row)
                 print(
                     f"  {engine:<9} {dpi} dpi {row['pages']:>3} pages: CER {row['cer']:.2%}  "
-                    f"WER {row['wer']:.2%}  {row['pages_per_s']:.2f} pages/s  "
+                    f"WER {row['wer']:.2%}  {row['pages_per_s']:.2f} pages/s here, "
+                    f"{row['cpu_s_per_page']:.1f} CPU s/page = "
+                    f"{row['pages_per_s_2_free_cores']:.2f} pages/s on 2 free cores  "
                     f"peak {row['peak_mb']:.0f} MB  failed {row['failed']}",
                     flush=True,
                 )
