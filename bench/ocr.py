@@ -59,7 +59,8 @@ def errors(reference: str, hypothesis: str) -> tuple[int, int, int, int]:
     each line of the text layer against the stretch of the OCR text that matches it best
     (``rapidfuzz`` partial alignment). Reading order (a sidebar read before or after the
     column) is then no error, and neither is text inside figures' images, which the text
-    layer never held; a text-layer line OCR missed counts whole."""
+    layer never held; a text-layer line OCR missed counts whole. CER counts the characters
+    without spaces, WER the words."""
     from rapidfuzz import fuzz
     from rapidfuzz.distance import Levenshtein
 
@@ -72,8 +73,11 @@ def errors(reference: str, hypothesis: str) -> tuple[int, int, int, int]:
         found = fuzz.partial_ratio_alignment(line, hyp) if hyp else None
         matched = found is not None and found.score >= 50
         got = hyp[found.dest_start : found.dest_end] if matched else ""
-        totals[0] += Levenshtein.distance(line, got)
-        totals[1] += len(line)
+        # characters without the spaces: PDFium gives a sideways table's letters one by one
+        # ("T A B L E 1"), which OCR reads turned upright as words
+        bare_line, bare_got = line.replace(" ", ""), got.replace(" ", "")
+        totals[0] += Levenshtein.distance(bare_line, bare_got)
+        totals[1] += len(bare_line)
         totals[2] += Levenshtein.distance(line.split(), got.split())
         totals[3] += len(line.split())
     return totals[0], totals[1], totals[2], totals[3]
