@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from lastword.ocr_marks import ocr_mark
+
 
 class Frozen(BaseModel):
     # the JSON schema describes the JSON these are written as (computed fields such as
@@ -88,9 +90,11 @@ class RetrievedPassage(Frozen):
     @model_validator(mode="before")
     @classmethod
     def _derived_fields_are_not_inputs(cls, data: Any) -> Any:
-        """``page_label`` is written out (JSON, results files) but derived, never read back."""
-        if isinstance(data, dict) and "page_label" in data:
-            data = {k: v for k, v in data.items() if k != "page_label"}
+        """``page_label``, ``ocr`` and ``ocr_confidence`` are written out (JSON, results files)
+        but derived, never read back."""
+        derived = ("page_label", "ocr", "ocr_confidence")
+        if isinstance(data, dict) and any(k in data for k in derived):
+            data = {k: v for k, v in data.items() if k not in derived}
         return data
 
     @computed_field  # type: ignore[prop-decorator]
@@ -99,6 +103,19 @@ class RetrievedPassage(Frozen):
         """The page number printed on the page, when ingest recorded one that is not the PDF
         page (the document's ``page_labels``: journal page 121 on PDF page 1)."""
         return printed_page(self.page, self.metadata)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ocr(self) -> bool:
+        """Ingest read this passage by OCR (``lastword.ocr_marks``)."""
+        return ocr_mark(self.text, self.metadata) is not None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ocr_confidence(self) -> float | None:
+        """Read by OCR: the mean confidence (0..1) of its words; else None."""
+        mark = ocr_mark(self.text, self.metadata)
+        return mark.confidence if mark is not None else None
 
 
 def printed_page(page: int | None, metadata: dict[str, Any]) -> str | None:

@@ -220,6 +220,54 @@ class IngestSettings(Section):
         "36/50 (DEV 23/25), 0/27 false accepts (docs/ingest.md).",
     )
 
+    ocr: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="PDF: auto reads by OCR the pages with no text layer or one that fails a "
+        "quality check (unmapped glyphs, few real words, a scan with a thin text layer); "
+        "always reads every page by OCR; never reads only the text layer (an image-only PDF "
+        "is then reported and skipped). `lastword ingest --ocr` sets it for one run "
+        "(docs/ingest.md).",
+    )
+    ocr_engine: Literal["tesseract", "rapidocr"] = Field(
+        "tesseract",
+        description="OCR engine: tesseract (Debian tesseract-ocr, installed by scripts/setup) "
+        "or rapidocr (the [ocr-rapid] extra: slower, more memory, and it drops the spaces of "
+        "English text; bench/ocr.py's numbers side by side in docs/ingest.md).",
+    )
+    ocr_dpi: int = Field(
+        300, ge=72, le=600, description="OCR: pages are rendered at this resolution to be read."
+    )
+    ocr_max_pixels: int = Field(
+        12_000_000,
+        ge=1_000_000,
+        le=100_000_000,
+        description="OCR: a page whose rendering at ocr_dpi would have more pixels than this "
+        "is rendered smaller to fit (a huge page or a 2400-dpi scan never takes the machine).",
+    )
+    ocr_page_seconds: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        description="OCR: a page the engine has not read in this time fails (one message "
+        "naming the file and page; the other pages go on).",
+    )
+    ocr_workers: int = Field(
+        2, ge=1, le=64, description="OCR: pages read at once (one engine process each)."
+    )
+    ocr_cache: str = Field(
+        "",
+        description="OCR: the folder where each page's reading is kept by its image's hash "
+        "(a re-ingest never reads a page twice); empty: ocr/ in the user cache folder "
+        "($LASTWORD_CACHE_DIR, else the platform's).",
+    )
+    ocr_low_confidence: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="OCR: a word read with a confidence under this is marked low with its "
+        "passage (the verifier never takes a low-confidence number as support).",
+    )
+
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:
         if not self.min_words <= self.target_words <= self.max_words:
