@@ -891,6 +891,20 @@ class WebSettings(Section):
         description="Serve the Swagger UI at /api/docs (its scripts come from a CDN, allowed "
         "on that page only); /api/openapi.json is always served.",
     )
+    read_timeout_s: float = Field(
+        15.0,
+        gt=0,
+        description="A request's head (its line and headers) must arrive within this many "
+        "seconds of its first byte, and a body may pause no longer; else the connection closes.",
+    )
+    idle_timeout_s: float = Field(
+        5.0, gt=0, description="An open connection with no request in flight closes after this."
+    )
+    max_connections: int = Field(
+        200,
+        ge=1,
+        description="Open connections per server process; one more is answered 503 and closed.",
+    )
 
 
 class Settings(BaseSettings):

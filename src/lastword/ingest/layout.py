@@ -316,9 +316,15 @@ def _mark_cells(lines: list[Line], gutter: float | None, width: float) -> None:
             if i and line.x0 - row[i - 1].x1 > 1.6 * max(line.size, 1.0):
                 cell += 1  # a wide gap: another cell (a fragment split by a subscript is not)
             cell_of[id(line)] = cell
+        # the cells of the whole row, and of each column's side of it (counted once per row,
+        # not once per fragment: a row of thousands of fragments stays linear)
+        everywhere = len(set(cell_of.values()))
+        by_column: dict[int, set[int]] = {}
+        for x in row:
+            by_column.setdefault(x.column, set()).add(cell_of[id(x)])
         for line in row:
-            same = [x for x in row if gutter is None or line.column == 0 or x.column == line.column]
-            line.cells = len({cell_of[id(x)] for x in same})
+            whole = gutter is None or line.column == 0
+            line.cells = everywhere if whole else len(by_column[line.column])
             if (
                 gutter is not None
                 and line.column
