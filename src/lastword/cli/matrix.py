@@ -48,6 +48,17 @@ async def _login(homeserver: str, user: str, password: str, device_name: str):
     return response
 
 
+def _refuse_a_second_master_key() -> None:
+    """The token is encrypted with the master key the search keys use: when keys are stored
+    that the master key at hand cannot open (LASTWORD_MASTER_KEY unset, the key elsewhere),
+    refuse before logging in, as ``keys set`` does, instead of making a second master key
+    that ``matrix status`` and the search keys would not share."""
+    from lastword.websearch.keys import KeyStore
+
+    keys = KeyStore(_state_dir(), state.settings.state.master_key)
+    keys._check_same_master(keys._entries())  # raises ConfigError naming where it looked
+
+
 @matrix_app.command("login")
 def login(
     homeserver: Annotated[
@@ -64,6 +75,7 @@ def login(
         raise InputError("--homeserver must be an http(s) URL, e.g. https://matrix.lab.org")
     if not _USER_ID.match(user):
         raise InputError("--user must be a Matrix user id like @lastword:lab.org")
+    _refuse_a_second_master_key()
     if sys.stdin.isatty():
         password = getpass.getpass(f"password for {user} (not shown): ")
     else:

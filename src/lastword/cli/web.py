@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from lastword import statedir
-from lastword.cli.app import console, err_console, index_dir, state
+from lastword.cli.app import console, err_console, index_dir, safe, state
 from lastword.errors import ConfigError, InputError
 
 users_app = typer.Typer(
@@ -211,7 +211,7 @@ def serve(
 
         os.environ[SPEC_VARIABLE] = worker_spec(resolve_config_path(state.config), target, config)
         err_console.print(
-            f"serving the index at {where} from {workers} processes on "
+            f"serving the index at {safe(where)} from {workers} processes on "
             f"http://{host}:{port}/  (Ctrl-C stops)"
         )
         uvicorn.run(
@@ -228,7 +228,7 @@ def serve(
             **uvicorn_options(web),
         )
         return
-    err_console.print(f"loading the index at {where} and its model…")
+    err_console.print(f"loading the index at {safe(where)} and its model…")
     app = create_app(settings, target, config)
     err_console.print(f"serving on http://{host}:{port}/  (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="info", **uvicorn_options(web))

@@ -17,6 +17,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from lastword.ingest import bounds
+
 _FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
 
 
@@ -116,6 +118,7 @@ def read_page(pdf_page: object, number: int, fonts: bool = False) -> Page:
     try:
         handle = textpage.raw
         count = raw.FPDFText_CountChars(handle)
+        bounds.check_page_chars(count, number)  # [ingest] max_page_chars, before any work
         text = textpage.get_text_range(0, count) if count > 0 else ""
         if len(text) != count:  # characters outside the BMP: one code point per index
             text = "".join(chr(raw.FPDFText_GetUnicode(handle, i) or 0xFFFD) for i in range(count))

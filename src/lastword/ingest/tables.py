@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from lastword.ingest import bounds
 from lastword.ingest.figures import Graphic
 from lastword.ingest.layout import Line
 
@@ -215,6 +216,8 @@ def _connect(seeds: Sequence[Line], captions: Sequence[Line]) -> Callable[[int],
         for key in keys or ():
             grid.setdefault(key, []).append(i)
     for i, a in enumerate(seeds):
+        if i % 1024 == 1023:
+            bounds.checkpoint()  # a crafted page must not outlast the file's time
         side, up = _SIDE_GAP * sizes[i], _ROW_GAP * sizes[i]
         keys = _grid_keys(a.x0 - side, a.x1 + side, a.bottom - up, a.top + up, cell, count)
         if keys is None:

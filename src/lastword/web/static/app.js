@@ -75,6 +75,8 @@
     }
     box.dataset.state = job.state;
     box.className = "job job-" + job.state;
+    const finished = job.state === "done" || job.state === "failed" || job.state === "cancelled";
+    box.querySelector("form.job-cancel")?.toggleAttribute("hidden", finished);
     box.querySelector("strong").textContent = job.label;
     box.querySelector(".badge").textContent = job.state;
     box.querySelector(".job-message").textContent = job.error || job.message;
@@ -118,7 +120,7 @@
       const job = await response.json();
       if (!response.ok) return;
       renderJob(job);
-      if (job.state === "done" || job.state === "failed") {
+      if (job.state === "done" || job.state === "failed" || job.state === "cancelled") {
         // The page's own figures (document count, table, runs) are fetched again in place.
         if (job.state === "done") refreshParts(job.kind === "ingest" ? ["#corpus-info", "#documents"] : ["#runs"]);
         return;
