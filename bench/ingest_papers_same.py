@@ -69,7 +69,10 @@ def main() -> None:
             print(f"{name}: differs (pages {pages or 'count'})")
     total_old = sum(d["seconds"] for d in before.values())
     total_new = sum(d["seconds"] for d in now.values())
-    print(f"{len(now)} papers, {differ} differ; reading {total_old:.1f} s before, {total_new:.1f} s now")
+    print(
+        f"{len(now)} papers, {differ} differ; "
+        f"reading {total_old:.1f} s before, {total_new:.1f} s now"
+    )
 
 
 if __name__ == "__main__":

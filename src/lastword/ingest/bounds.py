@@ -137,9 +137,13 @@ def check_decoded(data: bytes, source: str) -> None:
             while offset < len(data):
                 piece = data[offset : offset + _CHUNK]
                 offset += len(piece)
-                totals[image] += len(inflater.decompress(piece, _CHUNK))
-                while inflater.unconsumed_tail and totals[image] <= limits[image]:
-                    totals[image] += len(inflater.decompress(inflater.unconsumed_tail, _CHUNK))
+                out = inflater.decompress(piece, _CHUNK)
+                totals[image] += len(out)
+                while out and inflater.unconsumed_tail and not inflater.eof:
+                    if totals[image] > limits[image]:
+                        break
+                    out = inflater.decompress(inflater.unconsumed_tail, _CHUNK)
+                    totals[image] += len(out)
                 if totals[image] > limits[image]:
                     raise _over(bounds, image, source)
                 if inflater.eof:
