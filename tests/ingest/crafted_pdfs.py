@@ -20,7 +20,7 @@ def dense_cells(chars: int) -> bytes:
     tokens, columns = chars // 4, 36
     for n in range(tokens):
         row, column = divmod(n, columns)
-        pdf.text(20 + column * 16.0, 20 + row * 4.6, f"{(n * 7) % 100:02d}.{n % 10}")
+        pdf.text(20 + column * 16.0, 20 + row * 4.0, f"{(n * 7) % 100:02d}.{n % 10}")
     return bytes(pdf.output())
 
 
