@@ -193,6 +193,7 @@ def _read_all(
                 if path.suffix.lower() == ".pdf":
                     check_decoded(data, str(path))
                 for outcome in reader(path, data):
+                    check_cancelled(cancel)  # between records of a JSONL file too
                     if isinstance(outcome, IngestError):
                         report.failed.append(outcome)
                     elif known.get(outcome.doc_id) == outcome.content_hash:
