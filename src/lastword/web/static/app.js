@@ -71,6 +71,15 @@
       const bar = el("progress");
       bar.max = 1; bar.value = 0;
       box.append(head, bar, " ", el("span", "job-count muted small"), el("ul", "job-failures"));
+      if (job.kind === "ingest") {  // only an admin uploads: the same Cancel as the page's
+        const cancel = el("form", "job-cancel");
+        cancel.method = "post";
+        cancel.action = "/corpus/jobs/" + encodeURIComponent(job.id) + "/cancel";
+        const token = el("input");
+        token.type = "hidden"; token.name = "csrf_token"; token.value = csrf();
+        cancel.append(token, el("button", "", "Cancel"));
+        head.after(cancel);
+      }
       document.getElementById("jobs")?.prepend(box);
     }
     box.dataset.state = job.state;
