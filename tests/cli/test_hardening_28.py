@@ -117,7 +117,7 @@ def test_crafted_pdfs_are_read_quickly_or_refused_in_one_line_each(tmp_path):
     assert len(failed) == 2, ran.err
     assert any("bomb.pdf" in x and "[ingest] max_decoded_mb" in x for x in failed)
     assert any("over.pdf" in x and "holds 32679" in x and "max_page_chars" in x for x in failed)
-    assert ran.seconds < 120
+    assert ran.seconds < 180  # about 5 s on an idle machine; > 330 s before
 
 
 def test_a_file_over_its_time_is_one_error_and_the_rest_goes_on(tmp_path):
