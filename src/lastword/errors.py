@@ -4,6 +4,7 @@
      ├── ConfigError            bad settings file, unknown key, bad value
      ├── InputError             a question or file the user gave cannot be used
      │    └── IngestError       one document could not be read (corrupt, encrypted, empty...)
+     ├── IngestCancelled        an administrator stopped an ingest (committed batches stay)
      ├── CorpusIndexError       the index directory is missing, locked or damaged
      │    ├── IndexMismatchError  the index was built by another embedder
      │    └── IndexLockedError    another process is writing this index
@@ -50,6 +51,12 @@ class IngestError(InputError):
     def __reduce__(self):  # type: ignore[no-untyped-def]
         """Pickled as its arguments: a Ray task returns its failures to the writer."""
         return (type(self), (self.reason, self.source, self.line))
+
+
+class IngestCancelled(LastwordError):
+    """An ingest stopped on request between two files or batches; what was committed stays."""
+
+    exit_code = 130
 
 
 class CorpusIndexError(LastwordError):

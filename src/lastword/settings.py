@@ -191,6 +191,29 @@ class IngestSettings(Section):
     commit_every: int = Field(
         256, ge=1, description="Passages per committed batch; a crash loses at most one batch."
     )
+    max_page_chars: int = Field(
+        50_000,
+        ge=1,
+        description="A PDF page with more characters than this is not read: the file is one "
+        "error and the rest of the ingest goes on (a dense paper page has about 10,000).",
+    )
+    max_pages: int = Field(5_000, ge=1, description="A PDF with more pages is not read.")
+    max_decoded_mb: float = Field(
+        16.0,
+        gt=0,
+        description="A PDF whose page contents, fonts and object streams inflate to more than "
+        "this many MB in all is not read (a decompression bomb; papers here hold 0.2-2.5 MB; "
+        "a long book may need more).",
+    )
+    max_image_mb: float = Field(
+        256.0, gt=0, description="A PDF whose images inflate to more MB than this is not read."
+    )
+    max_seconds_per_file: float = Field(
+        300.0,
+        gt=0,
+        description="A file still being read after this many seconds is given up (one error; "
+        "the rest goes on).",
+    )
     follow_symlinks_outside: bool = Field(
         False,
         description="Follow symbolic links inside an ingested folder that lead outside it "
@@ -968,6 +991,20 @@ class WebSettings(Section):
         False,
         description="Serve the Swagger UI at /api/docs (its scripts come from a CDN, allowed "
         "on that page only); /api/openapi.json is always served.",
+    )
+    read_timeout_s: float = Field(
+        15.0,
+        gt=0,
+        description="A request's head (its line and headers) must arrive within this many "
+        "seconds of its first byte, and a body may pause no longer; else the connection closes.",
+    )
+    idle_timeout_s: float = Field(
+        5.0, gt=0, description="An open connection with no request in flight closes after this."
+    )
+    max_connections: int = Field(
+        200,
+        ge=1,
+        description="Open connections per server process; one more is answered 503 and closed.",
     )
 
 

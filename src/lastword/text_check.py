@@ -14,6 +14,16 @@ import re
 from lastword.errors import InputError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: C0/C1 controls (ESC starts terminal escape sequences) except tab and newline, DEL, and the
+#: bidirectional overrides that reorder what a terminal shows
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+
+
+def printable(text: str) -> str:
+    """Untrusted text (file names, record ids, papers, snippets, answers) safe to print on a
+    terminal: control characters removed, so no escape sequence reaches it. The one filter
+    every face uses for text it did not write itself."""
+    return _UNPRINTABLE.sub("", text)
 
 
 def invalid_unicode_at(text: str) -> int | None:

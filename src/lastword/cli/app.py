@@ -13,7 +13,7 @@ from rich.console import Console
 
 from lastword import __version__
 from lastword.errors import LastwordError
-from lastword.text_check import check_text
+from lastword.text_check import check_text, printable
 
 if TYPE_CHECKING:  # settings (pydantic) load when a command first reads them, not for --help
     from lastword.settings import Settings
@@ -31,6 +31,14 @@ app = typer.Typer(
 #: human-readable output goes to stderr when stdout carries JSON
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
+
+
+def safe(text: object) -> str:
+    """``printable`` and escaped for rich markup: shows exactly the characters, styles none.
+    Every name, id, path or message the CLI did not write itself goes through it."""
+    from rich.markup import escape
+
+    return escape(printable(str(text)))
 
 
 @dataclass
@@ -141,7 +149,7 @@ def main() -> None:
     """Entry point: run the app, turning lastword errors into one message and an exit code."""
     from lastword import notices
 
-    notices.set_listener(lambda message: err_console.print(f"[dim]{message}[/]"))
+    notices.set_listener(lambda message: err_console.print(f"[dim]{safe(message)}[/]"))
     try:
         for argument in sys.argv[1:]:
             check_text(argument, "a command-line argument")
@@ -152,7 +160,7 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except LastwordError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {safe(exc)}", soft_wrap=True)
         sys.exit(exc.exit_code)
     except UnicodeError as exc:  # stdin or a file that is not UTF-8, met while reading it
         err_console.print(
@@ -161,12 +169,18 @@ def main() -> None:
         )
         sys.exit(2)
     except sqlite3.DatabaseError as exc:  # damage met after open (the store names it at open)
-        err_console.print(
-            f"[bold red]error:[/] the index database (index.sqlite) is damaged ({exc}); "
-            "run 'lastword index check --index DIR' to see what to do",
-            soft_wrap=True,
-        )
-        sys.exit(3)
+        from lastword.store.check import database_problem
+
+        kind, message = database_problem(exc)
+        err_console.print(f"[bold red]error:[/] {safe(message)}", soft_wrap=True)
+        sys.exit(5 if kind == "disk_full" else 3)
+    except OSError as exc:  # no space left writing the matrix or a file: the same message
+        from lastword.store.check import database_problem, disk_full
+
+        if not disk_full(exc):
+            raise
+        err_console.print(f"[bold red]error:[/] {safe(database_problem(exc)[1])}", soft_wrap=True)
+        sys.exit(5)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -180,5 +194,5 @@ def main() -> None:
         if show is not None:
             show()
         else:
-            err_console.print(f"[bold red]error:[/] {exc}")
+            err_console.print(f"[bold red]error:[/] {safe(exc)}")
         sys.exit(getattr(exc, "exit_code", 2))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lastword.cli.app import console, err_console, index_dir, state
+from lastword.cli.app import console, err_console, index_dir, safe, state
 from lastword.errors import InputError
 
 if TYPE_CHECKING:
@@ -127,8 +127,8 @@ def keys_status() -> None:
     for provider, when in store.status().items():
         shown = f"set {when:%Y-%m-%d %H:%M} UTC" if when else "not set"
         console.print(f"{provider}: {shown}")
-    console.print(f"keystore: {store.path}", soft_wrap=True)
-    console.print(f"master key: {store.master_key_source}", soft_wrap=True)
+    console.print(f"keystore: {safe(store.path)}", soft_wrap=True)
+    console.print(f"master key: {safe(store.master_key_source)}", soft_wrap=True)
 
 
 @keys_app.command("delete")

@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from lastword.cli.app import app, console, err_console, index_dir, preload_embedder, state
+from lastword.cli.app import app, console, err_console, index_dir, preload_embedder, safe, state
 from lastword.cli.questions import emit_jsonl, read_questions
 
 # The library is imported inside each command: `lastword --help` and `sources` need none of
@@ -107,8 +107,10 @@ class _RichProgress:
 
 
 def _print_report(report: IngestReport) -> None:
+    # File names and JSONL ids are the user's data: every one goes through ``safe`` (no
+    # terminal escape, no rich markup reaches the terminal)
     def names(items: list[str]) -> str:
-        shown = ", ".join(Path(i).name if "/" in i else i for i in items[:5])
+        shown = ", ".join(safe(Path(i).name if "/" in i else i) for i in items[:5])
         return shown + (f" and {len(items) - 5} more" if len(items) > 5 else "")
 
     for label, items, colour in (
@@ -120,7 +122,9 @@ def _print_report(report: IngestReport) -> None:
         if items:
             console.print(f"[{colour}]{label}:[/] {len(items)}  [dim]{names(items)}[/]")
     for error in report.failed:
-        err_console.print(f"[bold red]failed:[/] {error}", soft_wrap=True)
+        err_console.print(f"[bold red]failed:[/] {safe(error)}", soft_wrap=True)
+    for warning in report.warnings:
+        err_console.print(f"[yellow]warning:[/] {safe(warning)}", soft_wrap=True)
     rate = f", {report.passages_per_second:.1f} passages/s" if report.passages_embedded else ""
     console.print(
         f"{report.passages_embedded} passages embedded in {report.seconds:.1f}s{rate}; "
@@ -175,7 +179,7 @@ def ingest(
     chosen = embedder_for_index(
         settings.embed, index_embedder(target, settings.store), embedder, where
     )
-    console.print(f"index [bold]{where}[/] with {chosen.info.describe()}")
+    console.print(f"index [bold]{safe(where)}[/] with {safe(chosen.info.describe())}")
     if ray is not None:
         if sync:
             raise typer.BadParameter("--sync runs without --ray (it reads no file)")
@@ -202,7 +206,6 @@ def ingest(
             store_settings=settings.store,
         )
     _print_report(report)
-    from lastword.cli.render import safe
     from lastword.gate.auto import calibrate_after_ingest
 
     calibration = calibrate_after_ingest(settings, target, chosen)
@@ -216,7 +219,6 @@ def ingest(
 def recalibrate(index: IndexOption = None) -> None:
     """Calibrate the gate on an index's own titles and sentences now (ingest does it after a
     change) and store the thresholds in the index. Retrieval only: no model writes."""
-    from lastword.cli.render import safe
     from lastword.embed.for_index import embedder_for_index
     from lastword.gate.auto import calibrate_and_store
     from lastword.store.open import open_store
@@ -253,7 +255,6 @@ def inspect(
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
     preload_embedder()
-    from lastword.cli.render import safe
     from lastword.pipeline import Pipeline
 
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
@@ -276,7 +277,6 @@ def inspect(
 
 def gate_line(settings: Settings, store: Store) -> str:
     """Which gate thresholds this index gets, and the index's own calibration."""
-    from lastword.cli.render import safe
     from lastword.gate.auto import stored_calibration, thresholds_for_index
 
     thresholds, source = thresholds_for_index(settings, store)
@@ -297,7 +297,6 @@ def gate_line(settings: Settings, store: Store) -> str:
 @app.command()
 def sources(index: IndexOption = None) -> None:
     """List the documents in an index with their passage counts and the embedder."""
-    from lastword.cli.render import safe
     from lastword.store.open import open_store
 
     target = index_dir(index)

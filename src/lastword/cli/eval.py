@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from lastword.cli.app import console, err_console, index_dir, state
+from lastword.cli.app import console, err_console, index_dir, safe, state
 from lastword.errors import InputError
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def retrieval_command(
         }
         with replacing(out) as handle:
             handle.write(json.dumps(document, indent=2))
-        console.print(f"written to [bold]{out}[/]")
+        console.print(f"written to [bold]{safe(out)}[/]")
 
 
 def _print_run_summary(document: Results, out: Path) -> None:
@@ -221,9 +221,9 @@ def report_command(
     from lastword.evaluate.report import build_report
 
     files = build_report(results, out, target_far=target_far)
-    console.print(f"wrote {files.html} and {files.markdown}", soft_wrap=True)
+    console.print(f"wrote {safe(files.html)} and {safe(files.markdown)}", soft_wrap=True)
     for image in files.images:
-        console.print(f"wrote {image}", soft_wrap=True)
+        console.print(f"wrote {safe(image)}", soft_wrap=True)
 
 
 class NegativeSet(StrEnum):
@@ -287,7 +287,7 @@ def calibrate_command(
             table.add_row(label, value)
         console.print(table)
         for note in cal.notes:
-            console.print(f"[yellow]note:[/] {note}", soft_wrap=True)
+            console.print(f"[yellow]note:[/] {safe(note)}", soft_wrap=True)
     if not write:
         return
     strong, weak = cal.chosen()

@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from lastword.cli.app import app, console, err_console, index_dir, state
+from lastword.cli.app import app, console, err_console, index_dir, safe, state
 from lastword.errors import ConfigError, InputError
 
 matrix_app = typer.Typer(
@@ -48,6 +48,17 @@ async def _login(homeserver: str, user: str, password: str, device_name: str):
     return response
 
 
+def _refuse_a_second_master_key() -> None:
+    """The token is encrypted with the master key the search keys use: when keys are stored
+    that the master key at hand cannot open (LASTWORD_MASTER_KEY unset, the key elsewhere),
+    refuse before logging in, as ``keys set`` does, instead of making a second master key
+    that ``matrix status`` and the search keys would not share."""
+    from lastword.websearch.keys import KeyStore
+
+    keys = KeyStore(_state_dir(), state.settings.state.master_key)
+    keys._check_same_master(keys._entries())  # raises ConfigError naming where it looked
+
+
 @matrix_app.command("login")
 def login(
     homeserver: Annotated[
@@ -64,6 +75,7 @@ def login(
         raise InputError("--homeserver must be an http(s) URL, e.g. https://matrix.lab.org")
     if not _USER_ID.match(user):
         raise InputError("--user must be a Matrix user id like @lastword:lab.org")
+    _refuse_a_second_master_key()
     if sys.stdin.isatty():
         password = getpass.getpass(f"password for {user} (not shown): ")
     else:
@@ -79,7 +91,7 @@ def login(
         homeserver.rstrip("/"), response.user_id, response.device_id, response.access_token
     )
     err_console.print(
-        f"logged in as {response.user_id} on {homeserver}; "
+        f"logged in as {safe(response.user_id)} on {safe(homeserver)}; "
         f"token stored (encrypted) at {when:%Y-%m-%d %H:%M} UTC."
     )
 
@@ -114,7 +126,7 @@ def logout() -> None:
 
     said = asyncio.run(_logout(creds))
     store.delete()
-    console.print(f"logged out {creds.user_id} ({said}); stored credentials deleted.")
+    console.print(f"logged out {safe(creds.user_id)} ({safe(said)}); stored credentials deleted.")
 
 
 async def _whoami(creds) -> str:
@@ -145,12 +157,12 @@ def status() -> None:
     if creds is None:
         console.print("not logged in (lastword matrix login --homeserver URL --user ID)")
         return
-    console.print(f"homeserver: {creds.homeserver}")
-    console.print(f"user: {creds.user_id}")
+    console.print(f"homeserver: {safe(creds.homeserver)}")
+    console.print(f"user: {safe(creds.user_id)}")
     console.print(f"logged in: {creds.logged_in_at:%Y-%m-%d %H:%M} UTC")
     import asyncio
 
-    console.print(f"check: {asyncio.run(_whoami(creds))}")
+    console.print(f"check: {safe(asyncio.run(_whoami(creds)))}")
     if (_state_dir() / STATE_FILE).is_file():
         bot_state = BotState(_state_dir())
         try:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from lastword.cli.app import console
+from lastword.cli.app import console, safe
 from lastword.result import Band, Result, Status
 from lastword.settings import Thresholds
+from lastword.text_check import printable
+
+__all__ = ["band_line", "passages_table", "printable", "render_answer", "render_retrieval", "safe"]
 
 BAND_STYLE = {Band.STRONG: "bold green", Band.BORDERLINE: "bold yellow", Band.WEAK: "bold red"}
 STATUS_STYLE = {
@@ -21,21 +21,6 @@ STATUS_STYLE = {
     Status.FAILED: "bold red",
     Status.RETRIEVED: "bold cyan",
 }
-
-
-#: C0/C1 controls (ESC starts terminal escape sequences) except tab and newline, DEL, and the
-#: bidirectional overrides that reorder what a terminal shows
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
-
-
-def printable(text: str) -> str:
-    """Untrusted text (papers, snippets, answers) safe to print: control characters removed."""
-    return _UNPRINTABLE.sub("", text)
-
-
-def safe(text: str) -> str:
-    """``printable`` and escaped for rich markup: shows exactly the characters, styles none."""
-    return escape(printable(text))
 
 
 def _where(title: str, page: int | None, label: str | None = None) -> str:

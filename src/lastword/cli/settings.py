@@ -10,7 +10,7 @@ import tomli_w
 import typer
 
 from lastword import statedir
-from lastword.cli.app import app, console, err_console, state
+from lastword.cli.app import app, console, err_console, safe, state
 
 state_app = typer.Typer(
     help="The one folder of accounts, API keys, master key, search log and uploads.",
@@ -33,6 +33,10 @@ def show_settings(
     settings = state.settings
     folder = statedir.state_dir(settings)
     data = settings.model_dump(mode="json", exclude_none=True)
+    if data.get("store", {}).get("dsn"):  # a password in the connection string never prints
+        from lastword.store.postgres import safe_dsn
+
+        data["store"]["dsn"] = safe_dsn(data["store"]["dsn"])
     sys.stdout.write(
         f"# state folder (accounts, API keys, master key, search log, uploads): {folder}\n"
         + tomli_w.dumps(data)
@@ -43,7 +47,7 @@ def show_settings(
 def state_show() -> None:
     """Print the state folder the settings choose and what it holds."""
     folder = statedir.state_dir(state.settings)
-    console.print(f"state folder: {folder}", soft_wrap=True)
+    console.print(f"state folder: {safe(folder)}", soft_wrap=True)
     held = [name for name in statedir.ENTRIES if (folder / name).exists()]
     console.print("holds: " + (", ".join(held) if held else "nothing yet"))
 
@@ -59,10 +63,10 @@ def state_migrate(
     state folder. What the state folder already has is left in place and named."""
     target = statedir.state_dir(state.settings)
     if not source.is_dir():
-        err_console.print(f"nothing to migrate: {source} is not a folder")
+        err_console.print(f"nothing to migrate: {safe(source)} is not a folder")
         raise typer.Exit(1)
     if source.resolve() == target:
-        console.print(f"{source} is already the state folder")
+        console.print(f"{safe(source)} is already the state folder")
         return
     outcome = statedir.migrate(source, target)
     console.print(
@@ -70,4 +74,6 @@ def state_migrate(
         soft_wrap=True,
     )
     for name in outcome.clashes:
-        err_console.print(f"[yellow]left in {source}:[/] {name} (the state folder has one)")
+        err_console.print(
+            f"[yellow]left in {safe(source)}:[/] {safe(name)} (the state folder has one)"
+        )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lastword.cli.app import console, err_console, state
+from lastword.cli.app import console, err_console, safe, state
 from lastword.errors import InputError
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def copy(
     ):
         if writer.location == reader.location:
             raise InputError("--from and --to are the same index")
-        console.print(f"copying {reader.location} -> {writer.location}")
+        console.print(f"copying {safe(reader.location)} -> {safe(writer.location)}")
         report = copy_index(reader, writer, mirror=mirror, progress=progress)
         fingerprint = writer.info().fingerprint
     console.print(

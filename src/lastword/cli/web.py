@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from lastword import statedir
-from lastword.cli.app import console, err_console, index_dir, state
+from lastword.cli.app import console, err_console, index_dir, safe, state
 from lastword.errors import ConfigError, InputError
 
 users_app = typer.Typer(
@@ -165,6 +165,10 @@ def serve(
 
     from lastword.web import WebConfig, create_app
 
+    # Only a proxy named in [web] forwarded_allow_ips may say who the client is; read and idle
+    # timeouts and the connection cap: the same options for one process and for N workers.
+    from lastword.web.serving import uvicorn_options
+
     settings = state.settings
     if state_dir is not None:  # one folder for everything the server keeps, keys included
         settings = settings.model_copy(
@@ -207,7 +211,7 @@ def serve(
 
         os.environ[SPEC_VARIABLE] = worker_spec(resolve_config_path(state.config), target, config)
         err_console.print(
-            f"serving the index at {where} from {workers} processes on "
+            f"serving the index at {safe(where)} from {workers} processes on "
             f"http://{host}:{port}/  (Ctrl-C stops)"
         )
         uvicorn.run(
@@ -221,19 +225,10 @@ def serve(
             host=host,
             port=port,
             log_level="info",
-            proxy_headers=False,
+            **uvicorn_options(web),
         )
         return
-    err_console.print(f"loading the index at {where} and its model…")
+    err_console.print(f"loading the index at {safe(where)} and its model…")
     app = create_app(settings, target, config)
     err_console.print(f"serving on http://{host}:{port}/  (Ctrl-C stops)")
-    # Only a proxy named in [web] forwarded_allow_ips may say who the client is.
-    trusted = web.forwarded_allow_ips
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level="info",
-        proxy_headers=bool(trusted),
-        forwarded_allow_ips=trusted or None,
-    )
+    uvicorn.run(app, host=host, port=port, log_level="info", **uvicorn_options(web))

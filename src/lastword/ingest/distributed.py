@@ -75,6 +75,7 @@ def prepare_task(
         "documents": documents,
         "vectors": vectors,
         "failed": report.failed,
+        "warnings": report.warnings,
         "skipped": report.skipped,
         "pending": pending.sources,
     }
@@ -166,6 +167,7 @@ def ingest_paths_ray(
                 done, waiting = ray.wait(waiting, num_returns=1)
                 result = ray.get(done[0])
                 report.failed += result["failed"]
+                report.warnings += result.get("warnings", [])
                 report.skipped += result["skipped"]
                 pending.sources += result["pending"]
                 offset = 0

@@ -17,6 +17,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from lastword.ingest import bounds
+
 _FURNITURE_BAND = 0.085  # share of the page height at the top and bottom
 
 
@@ -116,6 +118,7 @@ def read_page(pdf_page: object, number: int, fonts: bool = False) -> Page:
     try:
         handle = textpage.raw
         count = raw.FPDFText_CountChars(handle)
+        bounds.check_page_chars(count, number)  # [ingest] max_page_chars, before any work
         text = textpage.get_text_range(0, count) if count > 0 else ""
         if len(text) != count:  # characters outside the BMP: one code point per index
             text = "".join(chr(raw.FPDFText_GetUnicode(handle, i) or 0xFFFD) for i in range(count))
@@ -316,9 +319,15 @@ def _mark_cells(lines: list[Line], gutter: float | None, width: float) -> None:
             if i and line.x0 - row[i - 1].x1 > 1.6 * max(line.size, 1.0):
                 cell += 1  # a wide gap: another cell (a fragment split by a subscript is not)
             cell_of[id(line)] = cell
+        # the cells of the whole row, and of each column's side of it (counted once per row,
+        # not once per fragment: a row of thousands of fragments stays linear)
+        everywhere = len(set(cell_of.values()))
+        by_column: dict[int, set[int]] = {}
+        for x in row:
+            by_column.setdefault(x.column, set()).add(cell_of[id(x)])
         for line in row:
-            same = [x for x in row if gutter is None or line.column == 0 or x.column == line.column]
-            line.cells = len({cell_of[id(x)] for x in same})
+            whole = gutter is None or line.column == 0
+            line.cells = everywhere if whole else len(by_column[line.column])
             if (
                 gutter is not None
                 and line.column

@@ -8,6 +8,7 @@ killed process loses at most the batch in flight and a re-run picks up where it 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,8 @@ import numpy as np
 
 from lastword.embed.for_index import check_matches
 from lastword.embed.protocol import Embedder, EmbedderInfo
-from lastword.errors import IngestError, InputError
+from lastword.errors import IngestCancelled, IngestError, InputError
+from lastword.ingest.bounds import Bounds, check_cancelled, check_decoded, reading
 from lastword.ingest.chunk import split_passages
 from lastword.ingest.document import SourceDocument, content_hash
 from lastword.ingest.ocr.marks import mark_passages
@@ -38,6 +40,8 @@ class IngestReport:
     skipped: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     failed: list[IngestError] = field(default_factory=list)
+    #: what was read but not as given (e.g. a reserved metadata key ignored): one line each
+    warnings: list[str] = field(default_factory=list)
     passages_embedded: int = 0
     embed_seconds: float = 0.0
     seconds: float = 0.0
@@ -165,10 +169,15 @@ def _read_all(
     pending: _Pending,
     settings: IngestSettings | None = None,
     progress: ProgressSink | None = None,
+    cancel: threading.Event | None = None,
 ) -> Iterator[SourceDocument]:
     """Yield documents that are new or changed; a file whose content is stored is skipped
-    unparsed (its path is recorded: one document, every path it is found at)."""
+    unparsed (its path is recorded: one document, every path it is found at). Each file is
+    read within the bounds of ``settings`` (``ingest.bounds``); ``cancel`` set stops the run
+    before the next file or page (``IngestCancelled``)."""
+    limits = Bounds.from_settings(settings) if settings is not None else Bounds()
     for path in files:
+        check_cancelled(cancel)
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -185,18 +194,45 @@ def _read_all(
             report.failed.append(IngestError("unsupported file type", str(path)))
             continue
         try:
-            for outcome in reader(path, data):
-                if isinstance(outcome, IngestError):
-                    report.failed.append(outcome)
-                elif known.get(outcome.doc_id) == outcome.content_hash:
-                    report.skipped.append(outcome.doc_id)
-                elif _invalid_unicode(outcome):
-                    report.failed.append(IngestError(_NOT_UNICODE, outcome.source))
-                else:
-                    paths = {"path": shown[path]} | ({"paths": [shown[path]]} if by_content else {})
-                    yield replace(outcome, metadata={**outcome.metadata, **paths})
+            with reading(str(path), limits, cancel):
+                if path.suffix.lower() == ".pdf":
+                    check_decoded(data, str(path))
+                for outcome in reader(path, data):
+                    check_cancelled(cancel)  # between records of a JSONL file too
+                    if isinstance(outcome, IngestError):
+                        report.failed.append(outcome)
+                    elif known.get(outcome.doc_id) == outcome.content_hash:
+                        report.skipped.append(outcome.doc_id)
+                    elif _invalid_unicode(outcome):
+                        report.failed.append(IngestError(_NOT_UNICODE, outcome.source))
+                    else:
+                        outcome = _without_reserved(outcome, report)
+                        where = {"path": shown[path]}
+                        if by_content:  # the file's paths: the ingest's own record, not input
+                            where["paths"] = [shown[path]]
+                        yield replace(outcome, metadata={**outcome.metadata, **where})
         except IngestError as exc:
             report.failed.append(exc)
+
+
+#: metadata keys ingest itself writes (where a file was found); never taken from input
+RESERVED_METADATA = ("path", "paths")
+
+
+def _without_reserved(document: SourceDocument, report: IngestReport) -> SourceDocument:
+    """``document`` without the reserved metadata keys its input gave, each named in a
+    warning: a JSONL record's own ``"paths"`` must not make ingest treat it as a file found by
+    its content (records under one id would replace each other)."""
+    given = [key for key in RESERVED_METADATA if key in document.metadata]
+    if not given:
+        return document
+    names = ", ".join(f'"{key}"' for key in given)
+    report.warnings.append(
+        f'{document.source}: record "{document.doc_id}": metadata {names} reserved for where '
+        "lastword found the file; ignored"
+    )
+    kept = {k: v for k, v in document.metadata.items() if k not in RESERVED_METADATA}
+    return replace(document, metadata=kept)
 
 
 def _attach(store: Store, doc_id: str, source: str, path: str) -> str | None:
@@ -249,11 +285,14 @@ def ingest_paths(
     progress: ProgressSink | None = None,
     on_batch_committed: Callable[[int], None] | None = None,
     store_settings: StoreSettings | None = None,
+    cancel: threading.Event | None = None,
 ) -> IngestReport:
     """Bring the index up to date with ``paths``. Never raises for one bad file.
 
     ``index_dir``: a store opened for writing (left open), or the local directory to open by
-    ``store_settings`` (the configured backend; closed at the end).
+    ``store_settings`` (the configured backend; closed at the end). ``cancel`` set (by another
+    thread) stops the run before the next file, page or batch with ``IngestCancelled``; every
+    batch committed before stays.
     """
     started = time.perf_counter()
     progress = progress or ProgressSink()
@@ -276,15 +315,28 @@ def ingest_paths(
         shown = relative_paths(paths, files)
         pending = _Pending()
         documents = []
-        for document in _read_all(files, shown, known, report, pending, settings, progress):
-            passages = prepare_passages(document, settings, report)
-            if passages:
-                documents.append((document, passages))
+        try:
+            for document in _read_all(
+                files, shown, known, report, pending, settings, progress, cancel
+            ):
+                passages = prepare_passages(document, settings, report)
+                if passages:
+                    documents.append((document, passages))
+        except IngestCancelled:
+            raise IngestCancelled(
+                "the ingest was cancelled while reading; nothing new was indexed"
+            ) from None
 
         total = sum(len(p) for _, p in documents)
         progress.start(total, len(documents))
         added_at = datetime.now(UTC).isoformat(timespec="seconds")
         for batch in _batches(documents, settings.commit_every):
+            if cancel is not None and cancel.is_set():
+                store.refresh_derived()
+                raise IngestCancelled(
+                    f"the ingest was cancelled; {len(report.added) + len(report.replaced)} "
+                    "document(s) committed before it stay indexed"
+                )
             texts = [p.text for _, passages in batch for p in passages]
             embed_started = time.perf_counter()
             vectors = embedder.embed_documents(texts)

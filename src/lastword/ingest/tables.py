@@ -18,10 +18,14 @@ each passage stands alone and each line is one quotable unit.
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from lastword.ingest import bounds
 from lastword.ingest.figures import Graphic
 from lastword.ingest.layout import Line
 
@@ -151,45 +155,26 @@ def find_tables(
     if len(seeds) < 2:
         return tables
     captions = [x for x in lines if roles.get(id(x)) == "caption"]
-    parent = list(range(len(seeds)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, a in enumerate(seeds):
-        for j in range(i + 1, len(seeds)):
-            b = seeds[j]
-            if _near(a, b) and not _caption_between(a, b, captions):
-                parent[find(i)] = find(j)
+    find = _connect(seeds, captions)
     groups: dict[int, list[Line]] = {}
     for i, seed in enumerate(seeds):
         groups.setdefault(find(i), []).append(seed)
     taken: set[int] = set()
+    absorbable = _ByMiddle(
+        [
+            x
+            for x in lines
+            if not x.rotated
+            and not x.furniture
+            and x.words <= _ABSORB_WORDS
+            and roles.get(id(x)) != "caption"
+        ]
+    )
     for members in groups.values():
         if len(_rows(_cells(members))) < 2:
             continue  # one row: two cells on a line of text, not a table
         table = Table(lines=list(members))
-        size = max(x.size for x in members) or 1.0
-        for line in lines:
-            if (
-                id(line) in taken
-                or line in members
-                or line.rotated
-                or line.furniture
-                or line.words > _ABSORB_WORDS
-                or roles.get(id(line)) == "caption"
-            ):
-                continue
-            middle = (line.top + line.bottom) / 2
-            if (
-                table.bottom - 0.2 * size <= middle <= table.top + 0.2 * size
-                and line.x0 >= table.x0 - size
-                and line.x1 <= table.x1 + size
-            ):
-                table.lines.append(line)
+        _absorb(table, members, absorbable, taken)
         cells = _cells(table.lines)
         if sum(len(c.text.split()) for c in cells) > _PROSE_WORDS * len(cells):
             continue  # columns of prose (a reference list in three columns), not a table
@@ -198,6 +183,169 @@ def find_tables(
         if table.rows or table.header:
             tables.append(table)
     return tables
+
+
+def _connect(seeds: Sequence[Line], captions: Sequence[Line]) -> Callable[[int], int]:
+    """Union-find over the seeds joined by ``_near`` (no caption between): each seed's
+    component root. Near-linear: a pair one font height or so apart is looked up in a grid of
+    the seeds' boxes, and seeds on one baseline (near at any distance across) are joined as a
+    run of their middles sorted, instead of testing every pair."""
+    count = len(seeds)
+    parent = list(range(count))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        parent[find(i)] = find(j)
+
+    sizes = [max(x.size, 1.0) for x in seeds]
+    # Vertical and side gaps (``_near``'s second test): a grid of cells one typical reach
+    # wide; each seed looks up the cells its own reach covers, so a pair is found from the
+    # larger of the two (whose size sets the reach).
+    cell = max(sorted(sizes)[count // 2] * _SIDE_GAP, 1.0)
+    grid: dict[tuple[int, int], list[int]] = {}
+    large: list[int] = []  # boxes over many cells (a huge font): checked by every seed
+    for i, x in enumerate(seeds):
+        keys = _grid_keys(x.x0, x.x1, x.bottom, x.top, cell, limit=256)
+        if keys is None:
+            large.append(i)
+        for key in keys or ():
+            grid.setdefault(key, []).append(i)
+    for i, a in enumerate(seeds):
+        if i % 1024 == 1023:
+            bounds.checkpoint()  # a crafted page must not outlast the file's time
+        side, up = _SIDE_GAP * sizes[i], _ROW_GAP * sizes[i]
+        keys = _grid_keys(a.x0 - side, a.x1 + side, a.bottom - up, a.top + up, cell, count)
+        if keys is None:
+            candidates: Iterable[int] = range(count)
+        else:
+            candidates = dict.fromkeys([*large, *(j for key in keys for j in grid.get(key, ()))])
+        for j in candidates:
+            if (
+                j != i
+                and find(i) != find(j)
+                and _near(a, seeds[j])
+                and not _caption_between(a, seeds[j], captions)
+            ):
+                union(i, j)
+    # One baseline (``_near``'s first test: middles within half the larger font height): each
+    # seed joins the run of seeds whose middles lie within half its own height of its middle,
+    # linking neighbours in sorted order once each; a caption inside the run: pair by pair.
+    middles = [(x.top + x.bottom) / 2 for x in seeds]
+    order = sorted(range(count), key=middles.__getitem__)
+    sorted_middles = [middles[i] for i in order]
+    caption_middles = sorted((c.top + c.bottom) / 2 for c in captions)
+    linked = list(range(count + 1))  # next position not yet linked to the one after it
+
+    def next_unlinked(p: int) -> int:
+        while linked[p] != p:
+            linked[p] = linked[linked[p]]
+            p = linked[p]
+        return p
+
+    for i in range(count):
+        reach = 0.5 * sizes[i]
+        low = bisect.bisect_left(sorted_middles, middles[i] - reach)
+        high = bisect.bisect_right(sorted_middles, middles[i] + reach) - 1
+        first = bisect.bisect_right(caption_middles, middles[i] - reach)
+        if first < len(caption_middles) and caption_middles[first] < middles[i] + reach:
+            for p in range(low, high + 1):
+                j = order[p]
+                if j != i and not _caption_between(seeds[i], seeds[j], captions):
+                    union(i, j)
+            continue
+        p = next_unlinked(low)
+        while p < high:
+            union(order[p], order[p + 1])
+            linked[p] = p + 1
+            p = next_unlinked(p + 1)
+    return find
+
+
+def _grid_keys(
+    x0: float, x1: float, bottom: float, top: float, cell: float, limit: int
+) -> list[tuple[int, int]] | None:
+    """The grid cells a box covers; None past ``limit`` cells (or a box that is not finite)."""
+    try:
+        xs = range(math.floor(min(x0, x1) / cell), math.floor(max(x0, x1) / cell) + 1)
+        ys = range(math.floor(min(bottom, top) / cell), math.floor(max(bottom, top) / cell) + 1)
+    except (OverflowError, ValueError):
+        return None
+    if len(xs) * len(ys) > limit:
+        return None
+    return [(gx, gy) for gx in xs for gy in ys]
+
+
+def _line_key(line: Line) -> tuple:
+    """What ``Line``'s equality compares, hashable (one line drawn twice is equal to it)."""
+    return (
+        line.text,
+        line.x0,
+        line.x1,
+        line.bottom,
+        line.top,
+        line.size,
+        line.page,
+        line.rotated,
+        line.bold,
+        line.cells,
+        line.column,
+        line.furniture,
+        frozenset(line.flags),
+        tuple(line.spans),
+        tuple(line.fonts),
+    )
+
+
+class _ByMiddle:
+    """Lines (in page order) sorted by their middles, to find those in a band of heights."""
+
+    def __init__(self, lines: Sequence[Line]) -> None:
+        self.lines = lines
+        middles = [(x.top + x.bottom) / 2 for x in lines]
+        self.order = sorted(range(len(lines)), key=middles.__getitem__)
+        self.middles = [middles[i] for i in self.order]
+
+    def span(self, low: float, high: float) -> tuple[int, int]:
+        """Positions (in middle order) of the lines with ``low <= middle <= high``."""
+        return bisect.bisect_left(self.middles, low), bisect.bisect_right(self.middles, high)
+
+
+def _absorb(table: Table, members: list[Line], lines: _ByMiddle, taken: set[int]) -> None:
+    """Short lines inside the table's box join it, in page order, the box growing as they
+    join; only the lines whose middles lie in the box's band of heights are visited (a line
+    passed over while the box was smaller is not visited again, as in a scan of the page)."""
+    size = max(x.size for x in members) or 1.0
+    member_keys = {_line_key(x) for x in members}
+    top, bottom = table.top, table.bottom
+    x0, x1 = table.x0, table.x1
+    low, high = lines.span(bottom - 0.2 * size, top + 0.2 * size)
+    due = [lines.order[p] for p in range(low, high)]
+    heapq.heapify(due)
+    while due:
+        at = heapq.heappop(due)
+        line = lines.lines[at]
+        middle = (line.top + line.bottom) / 2
+        if not (
+            bottom - 0.2 * size <= middle <= top + 0.2 * size
+            and line.x0 >= x0 - size
+            and line.x1 <= x1 + size
+            and id(line) not in taken
+            and _line_key(line) not in member_keys
+        ):
+            continue
+        table.lines.append(line)
+        top, bottom = max(top, line.top), min(bottom, line.bottom)
+        x0, x1 = min(x0, line.x0), max(x1, line.x1)
+        new_low, new_high = lines.span(bottom - 0.2 * size, top + 0.2 * size)
+        for p in (*range(new_low, low), *range(high, new_high)):
+            if lines.order[p] > at:  # still ahead in page order
+                heapq.heappush(due, lines.order[p])
+        low, high = min(low, new_low), max(high, new_high)
 
 
 def _near(a: Line, b: Line) -> bool:

@@ -17,6 +17,7 @@ Two depths:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -60,11 +61,45 @@ def stored_checksum(value: str | None, generation: int) -> str | None:
 
 
 def damaged_database(path: Path, exc: BaseException | str) -> CorpusIndexError:
-    """The one error for an unreadable ``index.sqlite``: which file, and what to do."""
+    """The one error for an unreadable ``index.sqlite``: which file, and what to do (a full
+    disk is no damage: it says so)."""
+    if isinstance(exc, BaseException) and disk_full(exc):
+        return CorpusIndexError(database_problem(exc)[1])
     return CorpusIndexError(
         f"the index database {path} is damaged ({exc}). It cannot be repaired from the "
         "derived files: move it aside and rebuild the index with 'lastword ingest' from the "
         "original files (or restore it from a backup)"
+    )
+
+
+#: SQLite's result code for "database or disk is full"
+SQLITE_FULL = 13
+
+
+def disk_full(exc: BaseException) -> bool:
+    """A write failed for want of space: SQLite's SQLITE_FULL, or ENOSPC from the system."""
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return code == SQLITE_FULL or "database or disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+
+
+DISK_FULL = (
+    "disk full: the index could not be written ({detail}). Nothing was lost: every batch "
+    "committed before is in the index, and the batch being written was rolled back. Free "
+    "some space and run the same command again to finish"
+)
+
+
+def database_problem(exc: BaseException) -> tuple[str, str]:
+    """The kind and the one message for a SQLite error met while the index was in use (after
+    it opened): the CLI and the web app say the same."""
+    if disk_full(exc):
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return "disk_full", DISK_FULL.format(detail=detail)
+    return "index", (
+        f"the index database (index.sqlite) is damaged ({exc}); run 'lastword index check "
+        "--index DIR' to see what to do"
     )
 
 
@@ -135,10 +170,13 @@ class CheckReport:
     passages: int = 0
     problems: list[str] = field(default_factory=list)
     rebuilt: list[str] = field(default_factory=list)
+    #: what is wrong inside index.sqlite itself and no rebuild of derived files mends
+    #: (documents whose passages are gone)
+    findings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.problems or bool(self.rebuilt)
+        return not self.findings and (not self.problems or bool(self.rebuilt))
 
 
 def check_index(directory: Path, *, repair: bool = True) -> CheckReport:
@@ -154,6 +192,15 @@ def check_index(directory: Path, *, repair: bool = True) -> CheckReport:
         info = store.info()
         report.documents, report.passages = info.documents, info.passages
         report.generation = store.generation
+        empty = _documents_without_passages(store)
+        if empty:
+            shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+            report.findings.append(
+                f"{len(empty)} of {report.documents} documents have no passages ({shown}): "
+                "their text is gone from index.sqlite and nothing can be searched in them. "
+                "Move the index aside and rebuild it with 'lastword ingest' from the original "
+                "files (or restore it from a backup)"
+            )
         damage = derived_damage(store, full=True)
         if damage is None and read_lexicon(store._lexicon_path(store.generation)) is None:
             damage = "the lexicon file is missing or damaged"
@@ -162,6 +209,18 @@ def check_index(directory: Path, *, repair: bool = True) -> CheckReport:
             if repair:
                 report.rebuilt = store.rebuild_derived()
     return report
+
+
+def _documents_without_passages(store: LocalStore) -> list[str]:
+    """Titles (else ids) of the documents with no passage at all: ingest never stores one."""
+    try:
+        rows = store._conn.execute(
+            "SELECT d.doc_id, d.title FROM documents d WHERE NOT EXISTS "
+            "(SELECT 1 FROM passages p WHERE p.doc_id = d.doc_id) ORDER BY d.title"
+        ).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise damaged_database(store.directory / "index.sqlite", exc) from exc
+    return [title or doc_id for doc_id, title in rows]
 
 
 def _integrity(store: LocalStore) -> None:

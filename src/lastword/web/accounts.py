@@ -217,12 +217,20 @@ class Accounts:
 
     # ------------------------------------------------------------------ login rate limit
     def begin_login(
-        self, limits: list[tuple[str, int]], window_s: float, max_delay_s: float
+        self,
+        limits: list[tuple[str, int]],
+        window_s: float,
+        max_delay_s: float,
+        shared: frozenset[str] = frozenset(),
     ) -> tuple[float | None, list[int]]:
         """Check every ``(key, allowed)`` and record this attempt, in one transaction.
 
         A key with ``allowed`` or more failures inside the window makes the next try wait
-        1 s after its latest failure, then 2, 4, ... up to ``max_delay_s``. When no key waits,
+        1 s after its latest failure, then 2, 4, ... up to ``max_delay_s``. A key in
+        ``shared`` (a user name's, counted from every address) holds back only an attempt whose
+        own first key (the name and this address) has failed inside the window: strangers'
+        failures elsewhere never stop a first try from a clean address, and that try's failure
+        puts the address under the shared delay too. When no key waits,
         the attempt is recorded as a failure *before* the password is checked (parallel
         attempts see each other); ``login_succeeded`` takes it back. Returns the seconds to
         wait (None: go ahead) and the ids of the rows written.
@@ -232,11 +240,15 @@ class Accounts:
             conn.execute("BEGIN IMMEDIATE")
             now = self._clock()
             wait = 0.0
+            own_failures = None
             for key, allowed in limits:
                 count, latest = conn.execute(
                     "SELECT COUNT(*), MAX(at) FROM login_failures WHERE key = ? AND at > ?",
                     (key, now - window_s),
                 ).fetchone()
+                own_failures = count if own_failures is None else own_failures
+                if key in shared and not own_failures:
+                    continue
                 if count >= allowed:
                     delay = min(max_delay_s, 2.0 ** min(count - allowed, 30))
                     wait = max(wait, latest + delay - now)

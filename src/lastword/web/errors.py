@@ -8,6 +8,7 @@ the JSON shape.
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -151,6 +152,16 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(UnicodeError)
     async def _unicode(request: Request, exc: UnicodeError) -> Response:
         return render_error(request, 400, "input", INVALID_UNICODE)
+
+    @app.exception_handler(sqlite3.DatabaseError)
+    async def _database(request: Request, exc: sqlite3.DatabaseError) -> Response:
+        # index.sqlite damaged (or the disk full) under a running server: the CLI's message,
+        # no traceback; the server stays up for whoever repairs or replaces the index
+        from lastword.store.check import database_problem
+
+        kind, message = database_problem(exc)
+        log.warning("%s %s: %s", request.method, request.url.path, message)
+        return render_error(request, 503, kind, message)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -1,7 +1,9 @@
 """Background jobs (ingest, eval runs) with progress the pages and the API can poll.
 
 Jobs run one at a time on one worker thread: the index has one writer, and an eval run on a
-two-core machine should not compete with an ingest for the CPU.
+two-core machine should not compete with an ingest for the CPU. An administrator can cancel a
+queued job (it never starts) or a running one that watches ``Job.cancel`` (an ingest stops
+before its next file, page or batch; what it committed stays).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lastword.errors import LastwordError
+from lastword.errors import IngestCancelled, LastwordError
 
 log = logging.getLogger("lastword.web")
 
-JobState = Literal["queued", "running", "done", "failed"]
+JobState = Literal["queued", "running", "done", "failed", "cancelled"]
+FINISHED = ("done", "failed", "cancelled")
 
 
 @dataclass
@@ -37,6 +40,9 @@ class Job:
     error: str | None = None
     created_at: float = field(default_factory=time.time)
     finished_at: float | None = None
+    #: set to ask the job to stop; work that can stop watches it
+    cancel: threading.Event = field(default_factory=threading.Event)
+    cancelled_by: str | None = None
 
     def advance(self, done: int, total: int | None = None) -> None:
         self.done = done
@@ -57,6 +63,7 @@ class Job:
             "error": self.error,
             "created_at": self.created_at,
             "finished_at": self.finished_at,
+            "cancelled_by": self.cancelled_by,
         }
 
 
@@ -78,10 +85,16 @@ class JobBoard:
         return job
 
     def _run(self, job: Job, work: Callable[[Job], None]) -> None:
+        if job.cancel.is_set():  # cancelled while queued: never started
+            job.finished_at = time.time()
+            return
         job.state = "running"
         try:
             work(job)
             job.state = "done"
+        except IngestCancelled as exc:
+            job.error = f"cancelled by {job.cancelled_by}: {exc}"
+            job.state = "cancelled"
         except LastwordError as exc:
             job.error = str(exc)
             job.state = "failed"
@@ -91,6 +104,22 @@ class JobBoard:
             job.state = "failed"
         finally:
             job.finished_at = time.time()
+
+    def cancel(self, job_id: str, by: str) -> Job | None:
+        """Ask a job to stop: a queued one is cancelled at once, a running one stops at its
+        next check. Returns the job (None: no such job); a finished one is left as it is."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None or job.state in FINISHED:
+                return job
+            job.cancelled_by = by
+            job.cancel.set()
+            if job.state == "queued":
+                job.state = "cancelled"
+                job.error = f"cancelled by {by} before it started"
+            else:
+                job.message = f"cancelling (asked by {by})…"
+        return job
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)

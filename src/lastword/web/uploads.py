@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fastapi import UploadFile
 
-from lastword.errors import InputError
+from lastword.errors import IngestCancelled, InputError
 from lastword.gate.auto import calibrate_after_ingest
 from lastword.ingest import ProgressSink, ingest_paths
 from lastword.ingest.readers import READERS
@@ -109,14 +109,19 @@ class JobProgress(ProgressSink):
 def ingest_job(state: ServerState, paths: list[Path]):
     def work(job: Job) -> None:
         job.message = "reading files"
-        report = ingest_paths(
-            paths,
-            state.index_dir,
-            state.embedder,
-            state.settings.ingest,
-            progress=JobProgress(job),
-            store_settings=state.settings.store,
-        )
+        try:
+            report = ingest_paths(
+                paths,
+                state.index_dir,
+                state.embedder,
+                state.settings.ingest,
+                progress=JobProgress(job),
+                store_settings=state.settings.store,
+                cancel=job.cancel,
+            )
+        except IngestCancelled:
+            state.reload()  # batches committed before the cancel are searched at once
+            raise
         if report.added or report.replaced or report.removed:
             job.message = "calibrating the gate on the corpus"
             calibrate_after_ingest(state.settings, state.index_dir, state.embedder)
@@ -129,6 +134,7 @@ def ingest_job(state: ServerState, paths: list[Path]):
                 {"file": Path(e.source).name, "line": e.line, "message": e.reason}
                 for e in report.failed
             ],
+            "warnings": list(report.warnings),
             "passages_embedded": report.passages_embedded,
             "seconds": round(report.seconds, 2),
         }

@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from lastword.settings import load_settings
 from lastword.web.app import create_app
 from lastword.web.config import WebConfig
+from lastword.web.serving import ConnectionLimits, configure
 
 SPEC_VARIABLE = "_LASTWORD_SERVE_SPEC"
 
@@ -50,4 +51,5 @@ def worker_app() -> FastAPI:
             web[key] = Path(web[key])
     web["evalset_dirs"] = tuple(Path(p) for p in web["evalset_dirs"])
     settings = load_settings(None if spec["config"] is None else Path(spec["config"]))
+    configure(ConnectionLimits(settings.web.read_timeout_s, settings.web.max_connections))
     return create_app(settings, Path(spec["index"]), WebConfig(**web))

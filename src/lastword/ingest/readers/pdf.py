@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lastword.errors import IngestError
+from lastword.ingest import bounds
 from lastword.ingest.chunk import SUBHEADING
 from lastword.ingest.document import (
     PageText,
@@ -122,8 +123,10 @@ def read_pdf(
     source = str(path)
     pdf = _open(data, source)
     try:
+        bounds.check_pages(len(pdf), source)  # [ingest] max_pages
         pages: list[Page] = []
         for number in range(len(pdf)):
+            bounds.checkpoint()  # the file's time ([ingest] max_seconds_per_file), a cancel
             page = pdf[number]
             try:
                 pages.append(read_page(page, number + 1, fonts=subheadings))
@@ -223,6 +226,7 @@ def _structure(
         return join_lines(parts, words)
 
     for page in pages:
+        bounds.checkpoint()
         rotated_share = sum(len(x.text) for x in page.lines if x.rotated) / max(
             1, sum(len(x.text) for x in page.lines)
         )

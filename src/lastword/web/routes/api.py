@@ -117,3 +117,17 @@ def api_job(request: Request, _: Reader, job_id: str) -> dict:
     if job is None:
         raise WebError(404, "not_found", f"no job {job_id}")
     return job.to_json()
+
+
+@router.post(
+    "/jobs/{job_id}/cancel", responses=ERRORS, summary="Cancel a queued or running ingest job"
+)
+def api_job_cancel(request: Request, user: Admin, job_id: str) -> dict:
+    """A queued job never starts; a running ingest stops before its next file, page or batch
+    (every batch it committed stays). The job's state becomes ``cancelled``."""
+    job = request.app.state.lastword.jobs.get(job_id)
+    if job is None:
+        raise WebError(404, "not_found", f"no job {job_id}")
+    if job.kind != "ingest":
+        raise InputError(f"only ingest jobs can be cancelled; {job_id} is a {job.kind} job")
+    return request.app.state.lastword.jobs.cancel(job_id, user.name).to_json()

@@ -4,7 +4,8 @@ Failed logins are counted per (user name, address), per user name and per addres
 one's allowance every further try waits, growing from 1 s. The check and the recording of an
 attempt are one transaction, so parallel attempts cannot all slip past the count, and a
 correct password from another address (or another user behind the same one) is not locked out
-by a stranger's failures. The address is the socket's peer, or the client a trusted proxy names
+by a stranger's failures: the per-name count holds back only an address that has itself failed
+for that name. The address is the socket's peer, or the client a trusted proxy names
 (``[web] forwarded_allow_ips``).
 """
 
@@ -69,8 +70,10 @@ async def login(
         (f"user:{account}", config.login_attempts_per_account),
         (f"ip:{client}", config.login_attempts_per_address),
     ]
+    # The name's own count, from every address, holds back only an address that failed for
+    # this name itself: several strangers' addresses never lock the right password out.
     wait, attempt = state.accounts.begin_login(
-        limits, config.login_window_s, config.login_max_delay_s
+        limits, config.login_window_s, config.login_max_delay_s, shared=frozenset({limits[1][0]})
     )
     if wait is not None:
         seconds = int(wait) + 1

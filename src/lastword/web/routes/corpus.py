@@ -58,3 +58,16 @@ def remove(request: Request, _: Admin, doc_id: Annotated[str, Form()]) -> Respon
     if not remove_document(state, doc_id):
         raise WebError(404, "not_found", "no such document in the index")
     return RedirectResponse("/corpus", status_code=303)
+
+
+@router.post("/corpus/jobs/{job_id}/cancel")
+def cancel_job(request: Request, user: Admin, job_id: str) -> Response:
+    """The Corpus page's Cancel button on a queued or running ingest."""
+    jobs = request.app.state.lastword.jobs
+    job = jobs.get(job_id)
+    if job is None or job.kind != "ingest":
+        raise WebError(404, "not_found", f"no ingest job {job_id}")
+    jobs.cancel(job_id, user.name)
+    if wants_json(request):
+        return JSONResponse(job.to_json())
+    return RedirectResponse(f"/corpus?job={job_id}", status_code=303)

@@ -84,10 +84,21 @@
       const bar = el("progress");
       bar.max = 1; bar.value = 0;
       box.append(head, bar, " ", el("span", "job-count muted small"), el("ul", "job-failures"));
+      if (job.kind === "ingest") {  // only an admin uploads: the same Cancel as the page's
+        const cancel = el("form", "job-cancel");
+        cancel.method = "post";
+        cancel.action = "/corpus/jobs/" + encodeURIComponent(job.id) + "/cancel";
+        const token = el("input");
+        token.type = "hidden"; token.name = "csrf_token"; token.value = csrf();
+        cancel.append(token, el("button", "", "Cancel"));
+        head.after(cancel);
+      }
       document.getElementById("jobs")?.prepend(box);
     }
     box.dataset.state = job.state;
     box.className = "job job-" + job.state;
+    const finished = job.state === "done" || job.state === "failed" || job.state === "cancelled";
+    box.querySelector("form.job-cancel")?.toggleAttribute("hidden", finished);
     box.querySelector("strong").textContent = job.label;
     box.querySelector(".badge").textContent = job.state;
     box.querySelector(".job-message").textContent = job.error || job.message;
@@ -131,7 +142,7 @@
       const job = await response.json();
       if (!response.ok) return;
       renderJob(job);
-      if (job.state === "done" || job.state === "failed") {
+      if (job.state === "done" || job.state === "failed" || job.state === "cancelled") {
         // The page's own figures (document count, table, runs) are fetched again in place.
         if (job.state === "done") refreshParts(job.kind === "ingest" ? ["#corpus-info", "#documents"] : ["#runs"]);
         return;
