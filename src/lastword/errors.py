@@ -47,6 +47,10 @@ class IngestError(InputError):
         super().__init__(f"{where}: {message}")
         self.reason = message
 
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        """Pickled as its arguments: a Ray task returns its failures to the writer."""
+        return (type(self), (self.reason, self.source, self.line))
+
 
 class CorpusIndexError(LastwordError):
     exit_code = 3

@@ -31,6 +31,7 @@ from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import SourceKind
 from lastword.generate.quoting import QuotingGenerator
+from lastword.injection import without_instructions
 from lastword.read.reader import Reader, Reading
 from lastword.refusals import refusal, reword
 from lastword.result import (
@@ -188,7 +189,7 @@ class Pipeline:
         read_ms = 0.0
         if self.reader is not None and found.passages:
             started = time.perf_counter()
-            reading = self.reader.run(question, found.passages[:k])
+            reading = self.reader.run(question, readable(found.passages[:k]))
             read_ms = (time.perf_counter() - started) * 1000
         # 5. The gate, on the ranking retrieval produced and the reader's answerability.
         decision = self.gate.run(question, found.passages, found, reading)
@@ -312,7 +313,7 @@ class Pipeline:
         reading: Reading | None = None,
     ) -> Result:
         request = GenerationRequest(
-            base.question, base.passages, source_kind, band=base.band, reading=reading
+            base.question, readable(base.passages), source_kind, band=base.band, reading=reading
         )
         generate_started = time.perf_counter()
         try:
@@ -376,6 +377,12 @@ class Pipeline:
         else:
             update |= {"status": Status.ANSWERED, "answer": checked.answer}
         return base.model_copy(update=update)
+
+
+def readable(passages: tuple[RetrievedPassage, ...]) -> tuple[RetrievedPassage, ...]:
+    """The passages without the sentences that address a reader or a model, neighbours of a
+    split instruction included (``lastword.injection``): what the reader and generators read."""
+    return tuple(p.model_copy(update={"text": without_instructions(p.text)}) for p in passages)
 
 
 #: the reader's best candidates a result records

@@ -12,9 +12,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from lastword.ocr_marks import ocr_mark
+
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # the JSON schema describes the JSON these are written as (computed fields such as
+    # page_label included): the MCP tools' output schema
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", json_schema_mode_override="serialization"
+    )
 
 
 class Status(StrEnum):
@@ -84,9 +90,11 @@ class RetrievedPassage(Frozen):
     @model_validator(mode="before")
     @classmethod
     def _derived_fields_are_not_inputs(cls, data: Any) -> Any:
-        """``page_label`` is written out (JSON, results files) but derived, never read back."""
-        if isinstance(data, dict) and "page_label" in data:
-            data = {k: v for k, v in data.items() if k != "page_label"}
+        """``page_label``, ``ocr`` and ``ocr_confidence`` are written out (JSON, results files)
+        but derived, never read back."""
+        derived = ("page_label", "ocr", "ocr_confidence")
+        if isinstance(data, dict) and any(k in data for k in derived):
+            data = {k: v for k, v in data.items() if k not in derived}
         return data
 
     @computed_field  # type: ignore[prop-decorator]
@@ -95,6 +103,19 @@ class RetrievedPassage(Frozen):
         """The page number printed on the page, when ingest recorded one that is not the PDF
         page (the document's ``page_labels``: journal page 121 on PDF page 1)."""
         return printed_page(self.page, self.metadata)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ocr(self) -> bool:
+        """Ingest read this passage by OCR (``lastword.ocr_marks``)."""
+        return ocr_mark(self.text, self.metadata) is not None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def ocr_confidence(self) -> float | None:
+        """Read by OCR: the mean confidence (0..1) of its words; else None."""
+        mark = ocr_mark(self.text, self.metadata)
+        return mark.confidence if mark is not None else None
 
 
 def printed_page(page: int | None, metadata: dict[str, Any]) -> str | None:
@@ -241,8 +262,25 @@ class ReadingRecord(Frozen):
     removed: tuple[ReadRemoval, ...] = ()
 
 
+class FollowUp(Frozen):
+    """How a follow-up was made standalone (``lastword.conversation``)."""
+
+    kind: str = Field(description="replace | refers | elliptic | new_topic | model")
+    carried: tuple[str, ...] = Field((), description="Words carried from the earlier turn.")
+    documents: tuple[str, ...] = Field(
+        (), description="Documents the earlier answer cited (doc ids)."
+    )
+    method: str = Field("rules", description="rules | model: who wrote the standalone question.")
+
+
 class Result(Frozen):
-    question: str
+    question: str = Field(description="The question as asked (a follow-up: as written).")
+    asked_as: str | None = Field(
+        None,
+        description="A follow-up's standalone question: what was retrieved, gated, answered "
+        "and verified. None when the question stood alone.",
+    )
+    followup: FollowUp | None = None
     status: Status
     decided_by: Mechanism | None = None
     band: Band | None = None

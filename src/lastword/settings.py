@@ -220,6 +220,54 @@ class IngestSettings(Section):
         "36/50 (DEV 23/25), 0/27 false accepts (docs/ingest.md).",
     )
 
+    ocr: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="PDF: auto reads by OCR the pages with no text layer or one that fails a "
+        "quality check (unmapped glyphs, few real words, a scan with a thin text layer); "
+        "always reads every page by OCR; never reads only the text layer (an image-only PDF "
+        "is then reported and skipped). `lastword ingest --ocr` sets it for one run "
+        "(docs/ingest.md).",
+    )
+    ocr_engine: Literal["tesseract", "rapidocr"] = Field(
+        "tesseract",
+        description="OCR engine: tesseract (Debian tesseract-ocr, installed by scripts/setup) "
+        "or rapidocr (the [ocr-rapid] extra: slower, more memory, and it drops the spaces of "
+        "English text; bench/ocr.py's numbers side by side in docs/ingest.md).",
+    )
+    ocr_dpi: int = Field(
+        300, ge=72, le=600, description="OCR: pages are rendered at this resolution to be read."
+    )
+    ocr_max_pixels: int = Field(
+        12_000_000,
+        ge=1_000_000,
+        le=100_000_000,
+        description="OCR: a page whose rendering at ocr_dpi would have more pixels than this "
+        "is rendered smaller to fit (a huge page or a 2400-dpi scan never takes the machine).",
+    )
+    ocr_page_seconds: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        description="OCR: a page the engine has not read in this time fails (one message "
+        "naming the file and page; the other pages go on).",
+    )
+    ocr_workers: int = Field(
+        2, ge=1, le=64, description="OCR: pages read at once (one engine process each)."
+    )
+    ocr_cache: str = Field(
+        "",
+        description="OCR: the folder where each page's reading is kept by its image's hash "
+        "(a re-ingest never reads a page twice); empty: ocr/ in the user cache folder "
+        "($LASTWORD_CACHE_DIR, else the platform's).",
+    )
+    ocr_low_confidence: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="OCR: a word read with a confidence under this is marked low with its "
+        "passage (the verifier never takes a low-confidence number as support).",
+    )
+
     @model_validator(mode="after")
     def _ordered(self) -> IngestSettings:
         if not self.min_words <= self.target_words <= self.max_words:
@@ -788,6 +836,11 @@ class ChatSettings(Section):
         "Search for what? Put the words after the trigger.",
         description="Refusal line: nothing was left to search for after the trigger.",
     )
+    joined_query_line: str = Field(
+        "I won't search that: a name inside the question would have to be cut out, and that "
+        "joins words you didn't write together. Ask without the name in the middle.",
+        description="Refusal line: a name or mention sat inside the words to search for.",
+    )
     number_warning: str = Field(
         "⚠️ That number is from a search preview. I have not read the page it came from.",
         description="Added under a web answer that states a number.",
@@ -868,6 +921,31 @@ class MatrixSettings(Section):
     )
 
 
+class ConversationSettings(Section):
+    """Follow-ups in a thread, a chat session, an API messages list (docs/conversations.md)."""
+
+    followups: bool = Field(
+        True,
+        description="Make a follow-up standalone before retrieval (the earlier question's "
+        "subject terms carried when the message has no subject of its own); false: every "
+        "message is asked as written.",
+    )
+    max_turns: int = Field(
+        3, ge=1, le=20, description="Earlier turns a conversation remembers per thread."
+    )
+    rewrite: Literal["rules", "openai"] = Field(
+        "rules",
+        description="Who writes a follow-up's standalone question: the deterministic rules, or "
+        "the chat model at [generate] openai_url / openai_model, shown only the earlier "
+        "questions, its output used only when every word of it was asked (else the rules).",
+    )
+    max_threads: int = Field(
+        1000,
+        ge=1,
+        description="Threads the chat assistant remembers at once (the least recently used go).",
+    )
+
+
 class WebSettings(Section):
     """The web app served by ``lastword serve``."""
 
@@ -939,6 +1017,7 @@ class Settings(BaseSettings):
     chat: ChatSettings = Field(default_factory=ChatSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     state: StateSettings = Field(default_factory=StateSettings)
 
     @classmethod

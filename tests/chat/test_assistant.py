@@ -273,7 +273,9 @@ def test_an_injected_instruction_in_a_snippet_changes_nothing(open_assistant, br
     assert clean.outcome == injected.outcome == "answered"
     assert injected.render() == clean.render()
     assert "[7]" not in injected.text and "7]" not in (injected.source_line or "")
-    assert injected.result.phantoms or injected.result.dropped
+    # the model was never shown the instruction: the pipeline cuts flagged sentences out
+    shown = [text for call in openai_api.calls for text in call.passages.values()]
+    assert shown and not any("ignore previous" in text.lower() for text in shown)
     # the extractive generator does not quote the instruction either
     extractive = say(open_assistant(), ASK_WEB)
     assert "ignore previous" not in (extractive.text or "").lower()

@@ -117,7 +117,7 @@ def test_the_gate_reads_what_a_person_reads(text, category):
 
 
 def test_readings_fold_unicode_digits_and_spacing():
-    from lastword.chat.readable import collapse_spaced, readings
+    from lastword.readable import collapse_spaced, readings
 
     assert collapse_spaced("p o r n videos") == "porn videos"
     assert collapse_spaced("vitamin d 3 levels") == "vitamin d 3 levels"  # a run of two stays

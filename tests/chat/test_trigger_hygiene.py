@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lastword.chat.hygiene import corpus_question, outbound_query
+from lastword.chat.hygiene import build_query, corpus_question, outbound_query
 from lastword.chat.trigger import (
     find_trigger,
     lookup_request,
@@ -25,10 +25,14 @@ def test_trigger_needs_a_listed_phrase_on_whole_words():
 
 
 def test_outbound_query_is_the_members_words_without_trigger_name_or_mentions():
-    text = "@Lastword hey, search the web for caffeine half-life in adults (ask @maria too)"
+    text = "@Lastword hey, search the web for caffeine half-life in adults (@maria, too)"
     trigger = find_trigger(text, PHRASES)
     query = outbound_query(text, trigger, ("Lastword",))
-    assert query == "hey, caffeine half-life in adults (ask too)"
+    assert query == "caffeine half-life in adults ( too)"
+    # a mention between two words would join them: refused, not sent
+    joined = "@Lastword search the web for caffeine half-life (ask @maria too)"
+    built = build_query(joined, find_trigger(joined, PHRASES), ("Lastword",))
+    assert built.joined == ("(ask", "too)")
 
 
 def test_outbound_query_is_cut_to_300_characters_and_the_word_limit():
@@ -86,9 +90,9 @@ def test_a_message_pointing_at_our_material_is_a_corpus_question():
 
 
 def test_matrix_user_ids_leave_no_server_name_behind():
-    text = "@lastword:lab.example.org search the web for caffeine, ask @tom:lab.org:8448 too"
+    text = "@lastword:lab.example.org search the web for caffeine, ask @tom:lab.org:8448"
     query = outbound_query(text, find_trigger(text, PHRASES), ("Lastword",))
-    assert query == "caffeine, ask too"
+    assert query == "caffeine, ask"
 
 
 def test_the_corpus_is_asked_the_question_without_the_words_that_route_it():

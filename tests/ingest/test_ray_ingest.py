@@ -129,3 +129,29 @@ def test_an_address_where_no_cluster_answers_is_one_clear_error_and_writes_nothi
     with pytest.raises(ProviderUnavailable, match=f"no Ray cluster answers at {address}"):
         ingest_paths_ray([corpus], index, EmbedSettings(), IngestSettings(), address=address)
     assert not index.exists()
+
+
+def test_ray_ingest_reads_a_scan_by_ocr_in_its_tasks(
+    ray_cluster: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, minilm
+):
+    from lastword.ingest.distributed import ingest_paths_ray
+    from lastword.ingest.ocr.tesseract import available
+    from tests.conftest import make_pdf
+    from tests.ingest.test_ocr import STATINS, scanned
+
+    if not available() and not os.environ.get("CI"):
+        pytest.skip("tesseract is not installed")
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    scanned(make_pdf(tmp_path / "born.pdf", [STATINS]), folder / "statins.pdf")
+    settings = IngestSettings(ocr_dpi=200, ocr_cache=str(tmp_path_factory.mktemp("ray-ocr")))
+    on_ray, plain = tmp_path / "ray", tmp_path / "plain"
+    report = ingest_paths_ray(
+        [folder], on_ray, EmbedSettings(), settings, address=ray_cluster, files_per_task=1
+    )
+    assert not report.failed and report.added
+    ingest_paths([folder], plain, minilm, settings)  # every page cached by the Ray task
+    with LocalStore.open(on_ray) as a, LocalStore.open(plain) as b:
+        [doc_a], [doc_b] = a.documents(), b.documents()
+    assert doc_a.metadata["ocr"]["passages"]  # marked in the task, stored by the writer
+    assert doc_a.metadata["ocr"] == doc_b.metadata["ocr"]

@@ -44,6 +44,9 @@ def test_addressed_by_mention_name_user_id_reply_or_room_mode():
     assert is_addressed(event("lastword: the dose?")["content"], BOT, names, set(), "mention")
     assert not is_addressed(event("lastwords matter")["content"], BOT, names, set(), "mention")
     assert is_addressed(event(f"{BOT} dose?")["content"], BOT, names, set(), "mention")
+    assert is_addressed(event("@lastword the dose?")["content"], BOT, names, set(), "mention")
+    other = event("@lastword:other.org the dose?")["content"]
+    assert not is_addressed(other, BOT, names, set(), "mention")
     pill = event("hey", **{"m.mentions": {"user_ids": [BOT]}})["content"]
     assert is_addressed(pill, BOT, names, set(), "mention")
     reply = event(
@@ -55,12 +58,33 @@ def test_addressed_by_mention_name_user_id_reply_or_room_mode():
     assert not is_addressed(reply, BOT, ("Lastword",), {"$other"}, "mention")
 
 
-def test_message_text_drops_reply_quotes_and_user_ids():
+def test_message_text_drops_reply_quotes_and_the_query_drops_user_ids():
+    from lastword.chat.hygiene import outbound_query
+    from lastword.chat.trigger import request_trigger
+
     content = event(
         "> <@tom:lab.org> earlier\n\n"
         "@lastword:lab.org search the web for caffeine, ask @tom:lab.org"
     )["content"]
-    assert message_text(content) == "search the web for caffeine, ask"
+    text = message_text(content)
+    assert text == "@lastword:lab.org search the web for caffeine, ask @tom:lab.org"
+    phrases = ("search the web for",)
+    assert outbound_query(text, request_trigger(text, phrases), ()) == "caffeine, ask"
+
+
+def test_mention_names_lists_the_bot_and_mentioned_people():
+    from lastword.chat.platforms.matrix_format import mention_names
+
+    members = {BOT: "Lastword", "@maria:lab.org": "Maria López", "@tom:lab.org": "Tom"}
+    pill = {
+        "body": "Maria López: look up caffeine",
+        "formatted_body": '<a href="https://matrix.to/#/@maria:lab.org">Maria López</a>: look up',
+    }
+    names = mention_names(pill, BOT, ("Lastword",), members)
+    assert {"Maria López", "maria", "@maria:lab.org", "Lastword", "lastword"} <= set(names)
+    assert "Tom" not in names  # not mentioned
+    plain = {"body": "Tom: look up caffeine, @maria?"}
+    assert {"Tom", "tom", "maria", "Maria López"} <= set(mention_names(plain, BOT, (), members))
 
 
 def _web_result() -> Result:

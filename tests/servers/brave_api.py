@@ -125,7 +125,12 @@ def search_body(query: str, pages: Sequence[Page]) -> dict[str, Any]:
     """Brave's ``search`` response with a ``web`` section holding ``pages``."""
     results = []
     for page in pages:
-        parts = urlsplit(page.url)
+        try:
+            parts = urlsplit(page.url)
+            hostname = parts.hostname
+        except ValueError:  # a crafted URL, served as a provider would pass it on
+            parts = urlsplit("https://invalid.example/")
+            hostname = page.url.split("/")[2]
         results.append(
             {
                 "title": page.title,
@@ -134,9 +139,9 @@ def search_body(query: str, pages: Sequence[Page]) -> dict[str, Any]:
                 "is_source_both": False,
                 "description": page.snippet,
                 "profile": {
-                    "name": parts.hostname,
+                    "name": hostname,
                     "url": page.url,
-                    "long_name": parts.hostname,
+                    "long_name": hostname,
                     "img": "https://imgs.search.brave.com/favicon.png",
                 },
                 "language": "en",
@@ -146,7 +151,7 @@ def search_body(query: str, pages: Sequence[Page]) -> dict[str, Any]:
                 "meta_url": {
                     "scheme": parts.scheme,
                     "netloc": parts.netloc,
-                    "hostname": parts.hostname,
+                    "hostname": hostname,
                     "favicon": "",
                     "path": parts.path,
                 },

@@ -139,6 +139,13 @@ def test_the_whole_site_in_a_browser(site, browser, tmp_path):
     page.set_viewport_size(PHONE)
     shot(page, "03-ask-answer-phone")
     page.set_viewport_size(LAPTOP)
+    # A follow-up is read with the question before it and shown as asked.
+    page.fill("textarea[name=q]", "And what side effects did they have?")
+    page.click("button:has-text('Ask')")
+    expect(page.locator("[data-asked-as]")).to_contain_text("zinc lozenges")
+    expect(page.locator("#result")).to_have_attribute("data-status", "answered")
+    expect(page.locator("#result .answer")).to_contain_text("Nausea")
+    page.click("a.new-conversation")
 
     # Refusals say who decided: the retrieval gate, and the scope guard.
     for question, decided in (

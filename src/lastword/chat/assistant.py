@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 
-from lastword.chat.hygiene import corpus_question, outbound_query
+from lastword.chat.hygiene import build_query, corpus_question
 from lastword.chat.persona import Decline, Failure, Persona
 from lastword.chat.reply import Message, Reply
 from lastword.chat.safety import screen
@@ -27,6 +28,8 @@ from lastword.chat.trigger import (
     points_at_corpus,
     web_trigger,
 )
+from lastword.conversation import Conversation, Turn
+from lastword.conversation import ask as ask_in_conversation
 from lastword.errors import ConfigError, InputError, ProviderError
 from lastword.pipeline import Pipeline
 from lastword.refusals import VERIFIER_REASONS
@@ -35,7 +38,7 @@ from lastword.settings import Settings
 from lastword.statedir import state_dir
 from lastword.websearch.budget import Budget
 from lastword.websearch.keys import KeyStore
-from lastword.websearch.protocol import SearchProvider
+from lastword.websearch.protocol import SearchProvider, linkable
 from lastword.websearch.ratelimit import SEARCH_LOG_FILE, Limits, SearchLog
 from lastword.websearch.registry import KeyNotSet, make_search_provider
 from lastword.websearch.relevance import EmbedderDown, RelevanceFloor
@@ -66,6 +69,21 @@ class Assistant:
         self.keys = keys or KeyStore.for_settings(settings)
         self._provider = provider
         self.budget = Budget(web.results_per_search, web.chars_per_result, web.chars_total)
+        #: the last turns of each thread, in memory (a restart starts every thread afresh)
+        self._threads: OrderedDict[tuple[str, str], Conversation] = OrderedDict()
+
+    def conversation(self, message: Message) -> Conversation | None:
+        """The thread ``message`` continues, or None when it stands alone."""
+        if message.thread is None:
+            return None
+        key = (message.chat_id, message.thread)
+        found = self._threads.get(key)
+        if found is None:
+            found = self._threads[key] = Conversation(self.settings.conversation.max_turns)
+            while len(self._threads) > self.settings.conversation.max_threads:
+                self._threads.popitem(last=False)
+        self._threads.move_to_end(key)
+        return found
 
     # ------------------------------------------------------------------ entry point
     def handle(self, message: Message) -> Reply | None:
@@ -85,21 +103,52 @@ class Assistant:
             )
         chat = self.settings.chat
         # A message pointing at the lab's own material is a corpus question, trigger or not.
-        trigger = web_trigger(message.text, chat.trigger_phrases, chat.corpus_phrases)
+        trigger = web_trigger(
+            message.text, chat.trigger_phrases, chat.corpus_phrases, self._names(message)
+        )
         if trigger is not None:
             return self._search(message, trigger)
         return self._corpus(message)
+
+    def _names(self, message: Message) -> tuple[str, ...]:
+        return (self.persona.name, *message.names)
+
+    def _gate_refused(self, message: Message, text: str) -> Reply | None:
+        """The gate's refusal of ``text`` (a built query), worded as for the message."""
+        refused = screen(text)
+        if refused is None:
+            return None
+        log.info("pre-search gate refused a built query (category %s)", refused.category)
+        return self._decline(
+            message.text,
+            Failure.GATE_REFUSED,
+            f"gate_{refused.category}",
+            Status.REFUSED,
+            Mechanism.PRE_SEARCH_GATE,
+        )
 
     # ------------------------------------------------------------------ corpus path
     def _corpus(self, message: Message) -> Reply:
         chat = self.settings.chat
         question = corpus_question(
-            message.text, chat.trigger_phrases, chat.corpus_phrases, (self.persona.name,)
+            message.text, chat.trigger_phrases, chat.corpus_phrases, self._names(message)
         )
+        if (refused := self._gate_refused(message, question)) is not None:
+            return refused
+        thread = self.conversation(message)
         try:
-            result = self.pipeline.ask(question or message.text)
+            # A follow-up is made standalone from the thread's earlier questions; this path
+            # stays on the machine (the web path never reads the thread).
+            result, turn = ask_in_conversation(
+                self.pipeline,
+                question or message.text,
+                thread.history() if thread else (),
+                enabled=self.settings.conversation.followups,
+            )
         except InputError as exc:
             return self._bad_input(message.text, exc)
+        if thread is not None:
+            thread.add(turn)
         if (
             self.settings.chat.widen_on_weak_gate
             and result.decided_by is Mechanism.RETRIEVAL_GATE
@@ -113,13 +162,24 @@ class Assistant:
     # ------------------------------------------------------------------ web path
     def _search(self, message: Message, trigger: TriggerMatch | None) -> Reply:
         web = self.settings.websearch
-        query = outbound_query(
+        # Only this message's words, minus the trigger: never the thread (no earlier turn).
+        built = build_query(
             message.text,
             trigger,
-            (self.persona.name,),
+            self._names(message),
             max_chars=web.max_query_chars,
             max_words=web.max_query_words,
         )
+        query = built.text
+        # The gate screens exactly what would be sent, in every reading, before anything else.
+        if (refused := self._gate_refused(message, query)) is not None:
+            return refused
+        if built.joined is not None:
+            log.info("a name or mention sat inside the query; refused, nothing sent")
+            return self._decline(message.text, Decline.JOINED_QUERY, "joined_query")
+        thread = self.conversation(message)
+        if thread is not None and query:
+            thread.add(Turn(query, query))
         if not query:
             return self._decline(message.text, Decline.EMPTY_QUERY, "empty_query")
         try:
@@ -158,6 +218,11 @@ class Assistant:
         timings["search"] = (time.perf_counter() - started) * 1000
         self.search_log.finish(admission.search_id, "ok", len(results))
         log.info("search sent via %s: %d results", provider.name, len(results))
+        usable = tuple(r for r in results if linkable(r.url))
+        if len(usable) < len(results):
+            # a crafted URL (https://[caffeine]/x) cannot be linked: drop it, use the rest
+            log.warning("dropped %d result(s) whose URL is not a link", len(results) - len(usable))
+            results = usable
         if not results:
             return self._decline(
                 query, Failure.ZERO_RESULTS, "web_zero_results", sent=query, timings=timings

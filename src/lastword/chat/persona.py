@@ -29,6 +29,7 @@ class Decline(StrEnum):
     RATE_LIMITED = "rate_limited"
     NO_KEY = "no_key"
     EMPTY_QUERY = "empty_query"
+    JOINED_QUERY = "joined_query"
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,12 @@ The lists live here, in code, on purpose: changing them is a code change and a r
 is no threshold, score or switch an operator can lower. Matching runs on a normalised copy of
 the message (lower case, accents removed, punctuation turned into spaces), on whole words.
 
-Matching runs on every reading ``lastword.chat.readable.readings`` gives of the message (Unicode
-folded, invisible characters removed, look-alike letters mapped, digits read as letters, spaced
-letters joined, loose spellings rewritten): a match in any reading refuses.
+Matching runs on every reading ``lastword.readable.readings`` gives of the message (Unicode
+folded, invisible characters removed, look-alike letters mapped, digits and symbols read as
+letters, markup inside words dropped, spaced letters joined, loose spellings rewritten): a
+match in any reading refuses. The assistant screens the member's message and, again, the exact
+query it would send (``lastword.chat.hygiene``), so removing a name or a trigger can never
+assemble a refused phrase that the gate did not see.
 
 Known limits (docs/chat.md): a paraphrase the lists do not contain passes; only English and
 Spanish are covered; some innocent messages are refused (false refusals), e.g. a question
@@ -20,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from lastword.chat.readable import normalise, readings
+from lastword.readable import normalise, readings, spaced_readings
 
 __all__ = ["Category", "GateRefusal", "normalise", "screen"]
 
@@ -47,6 +50,7 @@ SEXUALLY_EXPLICIT_EN = (
     r"explicit sex\w*",
     r"erotic (?:stories|story|fiction|videos?|photos?)",
     r"onlyfans",
+    r"pr[o0]n",
     r"cam ?girls?",
     r"blow ?jobs?",
     r"hand ?jobs?",
@@ -109,7 +113,8 @@ SELF_HARM_EN = (
     r"(?:how|ways?|best way|easiest way|quickest way) (?:to|do i|can i|should i|could i) "
     r"(?:kill|hurt|harm|cut|hang|poison|drown|shoot) myself",
     r"(?:ways?|methods?|how) to (?:kill|hurt|harm) (?:myself|yourself|oneself)",
-    r"(?:how|ways?|best way|easiest way) to (?:commit|do) suicide",
+    r"(?:how|ways?|best way|easiest way) (?:to|do i|can i) (?:commit |do )?suicide",
+    r"(?:ways?|methods?|how) to (?:end my life|end it all|take my (?:own )?life)",
     r"suicide (?:methods?|techniques?|instructions?|guides?|how to)",
     r"methods? (?:of|for) (?:suicide|killing myself)",
     r"(?:best|easiest|quickest|painless|surest) ways? to (?:die|end my life|end it all)",
@@ -123,6 +128,9 @@ SELF_HARM_EN = (
 )
 SELF_HARM_ES = (
     r"como (?:suicidarme|suicidarse|matarme|ahorcarme|envenenarme|quitarme la vida)",
+    r"como (?:me )?(?:suicido|mato|ahorco|enveneno)",
+    r"como (?:me )?(?:puedo |debo )?(?:suicidar|matar|ahorcar|quitar la vida)",
+    r"me (?:quiero|voy a|puedo|debo) (?:suicidar|matar|ahorcar|quitar la vida)",
     r"(?:quiero|voy a|debo|puedo) (?:suicidarme|matarme|ahorcarme|quitarme la vida)",
     r"(?:formas?|maneras?|metodos?) (?:de|para) (?:suicidarme|suicidarse|matarme|"
     r"quitarme la vida|suicidio)",
@@ -142,6 +150,9 @@ VIOLENT_EXTREMISM_EN = (
     r"(?:a |an )?(?:homemade |home made |pipe |nail )?"
     r"(?:bomb|ied|explosive device|suicide vest)s?(?! calorimet)",
     r"bomb ?making",
+    r"(?:homemade|home made|diy) (?:bombs?|explosives?|ieds?|napalm)",
+    r"(?:bombs?|explosives?|ieds?) (?:recipes?|instructions|tutorials?|blueprints?)",
+    r"recipes? for (?:a |an )?(?:bombs?|explosives?)",
     r"pipe bombs?",
     r"(?:make|making|build|building) (?:homemade )?explosives",
     rf"(?:join|joining|recruit for|recruiting for|support for) {_GROUPS}",
@@ -168,15 +179,22 @@ VIOLENT_EXTREMISM_ES = (
 )
 
 
-def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(patterns) + r")\b")
+def _compile(patterns: tuple[str, ...], spaceless: bool = False) -> re.Pattern[str]:
+    # spaceless: the phrase's spaces made optional, for letters joined from a spaced run
+    # ("k i l l m y s e l f" reads "killmyself")
+    body = "|".join(p.replace(" ", " ?") if spaceless else p for p in patterns)
+    return re.compile(r"\b(?:" + body + r")\b")
 
 
-_EXPLICIT = _compile(SEXUALLY_EXPLICIT_EN + SEXUALLY_EXPLICIT_ES)
-_MINORS = _compile(SEXUAL_MINORS_EN + SEXUAL_MINORS_ES)
-_MINOR_TERM = _compile(MINOR_TERMS)
-_SELF_HARM = _compile(SELF_HARM_EN + SELF_HARM_ES)
-_EXTREMISM = _compile(VIOLENT_EXTREMISM_EN + VIOLENT_EXTREMISM_ES)
+_LISTS = {
+    "explicit": SEXUALLY_EXPLICIT_EN + SEXUALLY_EXPLICIT_ES,
+    "minors": SEXUAL_MINORS_EN + SEXUAL_MINORS_ES,
+    "minor_term": MINOR_TERMS,
+    "self_harm": SELF_HARM_EN + SELF_HARM_ES,
+    "extremism": VIOLENT_EXTREMISM_EN + VIOLENT_EXTREMISM_ES,
+}
+_SPACED = {name: _compile(patterns) for name, patterns in _LISTS.items()}
+_SPACELESS = {name: _compile(patterns, spaceless=True) for name, patterns in _LISTS.items()}
 
 
 @dataclass(frozen=True)
@@ -187,23 +205,24 @@ class GateRefusal:
 
 def screen(text: str) -> GateRefusal | None:
     """The category ``text`` falls in, or None when it may proceed."""
+    joined = spaced_readings(text)
     for norm in readings(text):
-        refusal = _screen_reading(norm)
+        refusal = _screen_reading(norm, _SPACELESS if norm in joined else _SPACED)
         if refusal is not None:
             return refusal
     return None
 
 
-def _screen_reading(norm: str) -> GateRefusal | None:
-    if hit := _MINORS.search(norm):
+def _screen_reading(norm: str, lists: dict[str, re.Pattern[str]]) -> GateRefusal | None:
+    if hit := lists["minors"].search(norm):
         return GateRefusal(Category.SEXUAL_MINORS, hit.group(0))
-    explicit = _EXPLICIT.search(norm)
-    if explicit and (minor := _MINOR_TERM.search(norm)):
+    explicit = lists["explicit"].search(norm)
+    if explicit and (minor := lists["minor_term"].search(norm)):
         return GateRefusal(Category.SEXUAL_MINORS, f"{explicit.group(0)} + {minor.group(0)}")
     if explicit:
         return GateRefusal(Category.SEXUALLY_EXPLICIT, explicit.group(0))
-    if hit := _SELF_HARM.search(norm):
+    if hit := lists["self_harm"].search(norm):
         return GateRefusal(Category.SELF_HARM_METHODS, hit.group(0))
-    if hit := _EXTREMISM.search(norm):
+    if hit := lists["extremism"].search(norm):
         return GateRefusal(Category.VIOLENT_EXTREMISM, hit.group(0))
     return None

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from lastword.result import Result, RetrievedPassage, Status
+from lastword.websearch.protocol import host_of, linkable
 
 PREFIX = "🔎 From search previews, which can be out of date. Check the page:"
 _MARKER = re.compile(r"\[\d+\]")
@@ -20,15 +21,14 @@ _DIGIT = re.compile(r"\d")
 
 
 def _safe_link(url: str) -> str | None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not linkable(url):  # also a URL that does not parse: no link, never an exception
         return None
     # Markdown link targets break on spaces and parentheses; percent-encode them.
     return quote(url, safe=":/?#[]@!$&'*+,;=%~.-_")
 
 
 def _domain(url: str) -> str:
-    return (urlsplit(url).hostname or "").removeprefix("www.")
+    return host_of(url).removeprefix("www.")
 
 
 def cited_results(result: Result, declared: Iterable[int] | None) -> tuple[RetrievedPassage, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from lastword.cli import answer as _answer  # noqa: F401  (registers ask, demo)
 from lastword.cli import corpus as _corpus  # noqa: F401  (registers ingest, inspect, sources)
 from lastword.cli import matrix as _matrix  # noqa: F401  (registers the matrix group)
+from lastword.cli import mcp as _mcp  # noqa: F401  (registers mcp)
 from lastword.cli import settings as _settings  # noqa: F401  (registers settings)
 from lastword.cli.app import app, main
 from lastword.cli.chat import chat as _chat

@@ -76,7 +76,8 @@ def chat(
                     break
                 if not line.strip():
                     continue
-            reply = assistant.handle(Message(member, chat_id, line.rstrip("\n")))
+            # one session is one conversation: a follow-up leans on the lines before it
+            reply = assistant.handle(Message(member, chat_id, line.rstrip("\n"), thread=chat_id))
             if reply is None:
                 continue
             if as_json:

@@ -58,8 +58,13 @@ class _RichProgress:
         )
         self._task = None
         self._done = 0
+        self._ocr: Progress | None = None
+        self._ocr_tasks: dict[str, object] = {}
 
     def start(self, total_passages: int, documents: int) -> None:
+        if self._ocr is not None:  # every file is read (and OCR'd) before embedding starts
+            self._ocr.stop()
+            self._ocr, self._ocr_tasks = None, {}
         if total_passages:
             err_console.print(f"{documents} document(s) to embed, {total_passages} passages")
         elif documents:  # on Ray the passages are counted as the workers chunk them
@@ -78,6 +83,27 @@ class _RichProgress:
     def finish(self) -> None:
         if self._task is not None:
             self._progress.stop()
+        if self._ocr is not None:
+            self._ocr.stop()
+
+    def ocr_page(self, source: str, done: int, total: int) -> None:
+        """A bar per PDF read by OCR: its pages as they are read."""
+        if self._ocr is None:
+            self._ocr = Progress(
+                TextColumn("[bold]OCR"),
+                TextColumn("{task.fields[name]}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("pages"),
+                TimeElapsedColumn(),
+                console=err_console,
+                transient=False,
+            )
+            self._ocr.start()
+        if source not in self._ocr_tasks:
+            name = Path(source).name
+            self._ocr_tasks[source] = self._ocr.add_task("ocr", total=total, name=name)
+        self._ocr.update(self._ocr_tasks[source], completed=done)
 
 
 def _print_report(report: IngestReport) -> None:
@@ -123,6 +149,14 @@ def ingest(
             "(needs lastword\\[ray]; every node must see the files).",
         ),
     ] = None,
+    ocr: Annotated[
+        str | None,
+        typer.Option(
+            "--ocr",
+            help="PDF pages read by OCR: auto (no or a broken text layer), always or never. "
+            "Default: \\[ingest] ocr.",
+        ),
+    ] = None,
 ) -> None:
     """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
     from lastword.embed.for_index import embedder_for_index
@@ -130,6 +164,12 @@ def ingest(
     from lastword.store.open import describe_location
 
     settings = state.settings
+    if ocr is not None:
+        if ocr not in ("auto", "always", "never"):
+            raise typer.BadParameter("--ocr is auto, always or never")
+        settings = settings.model_copy(
+            update={"ingest": settings.ingest.model_copy(update={"ocr": ocr})}
+        )
     target = index_dir(index)
     where = describe_location(settings, target)
     chosen = embedder_for_index(

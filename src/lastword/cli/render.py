@@ -58,6 +58,8 @@ def passages_table(result: Result, cited: set[int] | None = None, preview: int =
         source += f" · {p.kind}" if p.kind != "body" else ""
         if p.flags:
             source += f" · {len(p.flags)} flagged instruction(s)"
+        if p.ocr_confidence is not None:
+            source += f" · read by OCR ({p.ocr_confidence:.0%})"
         table.add_row(marker, f"{p.score:.3f}", safe(source), safe(text))
     return table
 

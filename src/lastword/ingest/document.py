@@ -44,6 +44,9 @@ class SourceDocument:
     #: JSONL text: each blank-line paragraph is its own passage (the author chose the breaks)
     paragraphs_are_passages: bool = False
     references: tuple[Reference, ...] = ()
+    #: pages read by OCR: (page, its words as (text, confidence) in reading order); not stored,
+    #: read once by ``ingest.ocr.marks`` to mark each passage's confidence
+    ocr_words: tuple[tuple[int, tuple[tuple[str, float], ...]], ...] = ()
 
     @property
     def paged(self) -> bool:

@@ -21,6 +21,7 @@ from lastword.embed.protocol import Embedder, EmbedderInfo
 from lastword.errors import IngestError, InputError
 from lastword.ingest.chunk import split_passages
 from lastword.ingest.document import SourceDocument, content_hash
+from lastword.ingest.ocr.marks import mark_passages
 from lastword.ingest.readers import READERS, reader_for
 from lastword.injection import instruction_sentences
 from lastword.settings import IngestSettings, StoreSettings
@@ -54,6 +55,9 @@ class ProgressSink:
     def advance(self, passages: int) -> None: ...
 
     def finish(self) -> None: ...
+
+    def ocr_page(self, source: str, done: int, total: int) -> None:
+        """One more page of ``source`` read by OCR (``done`` of ``total``)."""
 
 
 _BAD_NAME = "the file name is not valid UTF-8; rename the file to ingest it"
@@ -160,6 +164,7 @@ def _read_all(
     report: IngestReport,
     pending: _Pending,
     settings: IngestSettings | None = None,
+    progress: ProgressSink | None = None,
 ) -> Iterator[SourceDocument]:
     """Yield documents that are new or changed; a file whose content is stored is skipped
     unparsed (its path is recorded: one document, every path it is found at)."""
@@ -175,7 +180,7 @@ def _read_all(
             pending.sources.append((digest, str(path), shown[path]))
             report.skipped.append(shown[path])
             continue
-        reader = reader_for(path, settings)
+        reader = reader_for(path, settings, progress.ocr_page if progress else None)
         if reader is None:
             report.failed.append(IngestError("unsupported file type", str(path)))
             continue
@@ -271,7 +276,7 @@ def ingest_paths(
         shown = relative_paths(paths, files)
         pending = _Pending()
         documents = []
-        for document in _read_all(files, shown, known, report, pending, settings):
+        for document in _read_all(files, shown, known, report, pending, settings, progress):
             passages = prepare_passages(document, settings, report)
             if passages:
                 documents.append((document, passages))
@@ -316,6 +321,8 @@ def prepare_passages(
     if not passages:
         report.failed.append(IngestError("no text to index", document.source))
         return []
+    if document.ocr_words:  # each passage read by OCR marked with its confidence
+        mark_passages(document.metadata, document.ocr_words, passages, settings.ocr_low_confidence)
     return [replace(p, flags=instruction_sentences(p.text)) for p in passages]
 
 

@@ -64,10 +64,14 @@ def create_app(
         update={"state": settings.state.model_copy(update={"dir": config.state_dir})}
     )
     state = ServerState(settings, index_dir, config, embedder)
+    mcp_running: list[contextlib.AbstractAsyncContextManager] = []
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI):
-        yield
+        async with contextlib.AsyncExitStack() as stack:
+            for context in mcp_running:
+                await stack.enter_async_context(context)
+            yield
         state.jobs.shutdown()
 
     app = FastAPI(
@@ -124,9 +128,15 @@ def create_app(
         documents,
         evaluation,
         inspect,
+        openai_compat,
     )
 
-    for module in (auth, ask, inspect, corpus, documents, evaluation, admin, api):
+    for module in (auth, ask, inspect, corpus, documents, evaluation, admin, api, openai_compat):
         app.include_router(module.router)
+    from lastword.web.mcp_mount import mount_mcp
+
+    running = mount_mcp(app, state, settings.web.host)
+    if running is not None:
+        mcp_running.append(running)
 
     return app

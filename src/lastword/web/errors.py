@@ -87,7 +87,7 @@ def status_for(exc: lw.LastwordError) -> tuple[int, str]:
 
 
 def wants_json(request: Request) -> bool:
-    if request.url.path.startswith("/api/"):
+    if request.url.path.startswith(("/api/", "/v1/", "/mcp")):
         return True
     accept = request.headers.get("accept", "")
     return "text/html" not in accept and "*/*" not in accept and bool(accept)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from lastword.errors import MissingExtraError, ProviderError, ProviderTimeout, ProviderUnavailable
-from lastword.websearch.protocol import SearchResult
+from lastword.websearch.protocol import SearchResult, linkable
 
 #: builds a provider error from the status, the decoded JSON body (or None) and the headers
 ErrorMapper = Callable[[int, Any, Mapping[str, str]], ProviderError]
@@ -58,12 +58,15 @@ def exchange(
 def read_results(
     items: Iterable[Any], count: int, *, title: str, snippet: str, url: str
 ) -> tuple[SearchResult, ...]:
-    """Title, snippet and URL of the first ``count`` items that have a URL; nothing else."""
+    """Title, snippet and URL of the first ``count`` items that have a linkable URL; nothing
+    else. An item whose URL is not an http(s) URL that parses is dropped (``linkable``)."""
     results: list[SearchResult] = []
     for item in items:
         if len(results) >= count:
             break
         if not isinstance(item, dict) or not item.get(url):
+            continue
+        if not linkable(str(item[url])):
             continue
         results.append(
             SearchResult(

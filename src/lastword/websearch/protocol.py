@@ -23,8 +23,29 @@ class SearchResult:
 
     @property
     def domain(self) -> str:
-        host = urlsplit(self.url).hostname or ""
-        return host.removeprefix("www.")
+        return host_of(self.url).removeprefix("www.")
+
+
+def host_of(url: str) -> str:
+    """The URL's host name, or "" for a URL that does not parse (``https://[caffeine]/x``)."""
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+
+
+def linkable(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL with a host: the only kind a result may carry.
+
+    A crafted URL that does not parse (a bracketed non-address host, a bad port) is not
+    linkable; the result holding it is dropped and the others are used.
+    """
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
 
 
 @runtime_checkable

@@ -12,7 +12,8 @@ handled message is recorded (``matrix_state``), and a reply is sent with a trans
 derived from the member's event id, so a crash between sending and recording cannot make the
 homeserver post a second reply. Messages older than ``max_message_age_s`` when first seen
 (sent while the bot was down) are recorded as skipped, not answered. History from before the
-bot joined a room is never answered.
+bot joined a room is never answered; on a first run the messages after the bot's join are
+answered (a room joined before the first run is history).
 
 Encrypted rooms: end-to-end encryption is not supported (no olm here). In a room that turns
 on encryption the bot says so once and reads nothing.
@@ -31,9 +32,12 @@ from lastword.chat.assistant import Assistant
 from lastword.chat.platforms.matrix_format import (
     ignore_reason,
     is_addressed,
+    mention_names,
     message_text,
     notice_content,
+    replied_to,
     reply_content,
+    thread_root,
 )
 from lastword.chat.platforms.matrix_state import BotState, Credentials
 from lastword.chat.reply import Message
@@ -91,6 +95,8 @@ class MatrixBot:
         self.client: Any = None
         self._down_since: float | None = None
         self._wait = settings.retry_initial_s
+        #: the bot's reply event -> the conversation it belongs to (a reply to it continues it)
+        self._conversation_of: dict[str, str] = {}
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
@@ -190,13 +196,21 @@ class MatrixBot:
             if encrypted:
                 await self._encrypted(room_id)
                 continue
-            if first:
-                continue  # the first sync is history: nothing in it is answered
-            for event in self._after_own_join(events):
+            after = self._after_own_join(events)
+            if first and after is None:
+                continue  # joined before this first run: the room's timeline is history
+            for event in events if after is None else after:
                 await self._event(room_id, room, event)
 
-    def _after_own_join(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Events after the bot's own join when the timeline holds it (older ones predate it)."""
+    def _after_own_join(self, events: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """Events after the bot's own join when the timeline holds it (older ones predate it),
+        None when it does not.
+
+        On a first run (no stored sync position) a room whose timeline holds the bot's join
+        is answered from the join on: a message sent with or right after the join was sent
+        after it and is answered, one sent before it never is. A room joined before (no join
+        in the timeline) is history and nothing in it is answered.
+        """
         for i in range(len(events) - 1, -1, -1):
             event = events[i]
             if (
@@ -205,7 +219,7 @@ class MatrixBot:
                 and (event.get("content") or {}).get("membership") == "join"
             ):
                 return events[i + 1 :]
-        return events
+        return None
 
     def _inviter_allowed(self, inviter: str | None) -> bool:
         return inviter is not None and any(
@@ -266,7 +280,7 @@ class MatrixBot:
         event_id = event.get("event_id")
         if not isinstance(event_id, str):
             return
-        if self.state.outcome(event_id) not in (None, "claimed"):
+        if self.state.outcome(event_id) not in (None, "claimed", "retried"):
             log.info("already handled %s; not answering it again", event_id)
             return
         content = event["content"]
@@ -279,24 +293,63 @@ class MatrixBot:
             log.info("skipping %s: %.0f s old (max_message_age_s)", event_id, age)
             self.state.record(event_id, room_id, "skipped_old")
             return
-        await self._answer(room_id, event_id, event["sender"], message_text(content))
+        root = thread_root(content)
+        members = {
+            user_id: getattr(user, "display_name", None)
+            for user_id, user in (getattr(room, "users", None) or {}).items()
+        }
+        names = mention_names(content, self.user_id, self.names, members)
+        key = self._conversation_key(event_id, root, content)
+        message = Message(event["sender"], room_id, message_text(content), thread=key, names=names)
+        await self._answer(room_id, event_id, message, root)
 
-    async def _answer(self, room_id: str, event_id: str, sender: str, text: str) -> None:
-        self.state.record(event_id, room_id, "claimed")
+    def _conversation_key(self, event_id: str, root: str | None, content: dict[str, Any]) -> str:
+        """A thread is one conversation; a reply to the bot continues the reply's; anything
+        else starts one (which a reply to the bot's answer continues)."""
+        if root is not None:
+            return root
+        parent = replied_to(content)
+        return self._conversation_of.get(parent or "", event_id)
+
+    async def _answer(
+        self, room_id: str, event_id: str, message: Message, root: str | None = None
+    ) -> None:
+        sender = message.member_id
+        key = message.thread or event_id
+        previous = self.state.outcome(event_id)
+        if previous == "claimed":
+            # taken up before and never finished: the bot died on it. One more try, no more,
+            # so an event that crashes the bot cannot loop and spend the member's budget.
+            self.state.record(event_id, room_id, "retried")
+        elif previous == "retried":
+            log.error("%s crashed the bot twice; not answering it again", event_id)
+            self.state.record(event_id, room_id, "crashed")
+            return
+        else:
+            self.state.record(event_id, room_id, "claimed")
         started = time.perf_counter()
         await self._typing(room_id, True)
         try:
-            reply = await asyncio.to_thread(self.assistant.handle, Message(sender, room_id, text))
+            reply = await asyncio.to_thread(self.assistant.handle, message)
+        except (ConfigError, MissingExtraError):
+            raise  # the operator must fix these; a restart retries the event once
+        except Exception:
+            log.exception("answering %s failed; recorded, not retried", event_id)
+            self.state.record(event_id, room_id, "crashed")
+            return
         finally:
             await self._typing(room_id, False)
         if reply is None:
             self.state.record(event_id, room_id, "empty")
             return
-        content = reply_content(reply, event_id, sender, self.settings.reply_msgtype)
+        content = reply_content(reply, event_id, sender, self.settings.reply_msgtype, root)
         reply_id = await self._send(room_id, content, f"lw-{_digest(event_id)}")
         if reply_id is None:
             self.state.record(event_id, room_id, "send_failed")
             return
+        self._conversation_of[reply_id] = key
+        if len(self._conversation_of) > 10_000:  # in memory only; the oldest go first
+            del self._conversation_of[next(iter(self._conversation_of))]
         self.state.add_own_event(reply_id, room_id)
         self.state.record(event_id, room_id, reply.outcome, reply_id)
         log.info(

@@ -21,7 +21,6 @@ from lastword.chat.reply import Reply
 from lastword.chat.sourceline import PREFIX, _domain, _safe_link, cited_results
 
 HTML_FORMAT = "org.matrix.custom.html"
-_USER_ID = re.compile(r"@[A-Za-z0-9._=/+-]+:[A-Za-z0-9.-]+(?::\d+)?")
 _MARKER = re.compile(r"\[(\d+)\]")
 
 
@@ -49,6 +48,13 @@ def replied_to(content: dict[str, Any]) -> str | None:
     reply = relates.get("m.in_reply_to") or {}
     event_id = reply.get("event_id")
     return event_id if isinstance(event_id, str) else None
+
+
+def thread_root(content: dict[str, Any]) -> str | None:
+    """The root event of the thread ``content`` belongs to (``rel_type: m.thread``), if any."""
+    relates = content.get("m.relates_to") or {}
+    root = relates.get("event_id") if relates.get("rel_type") == "m.thread" else None
+    return root if isinstance(root, str) else None
 
 
 def strip_reply_fallback(body: str) -> str:
@@ -83,18 +89,68 @@ def is_addressed(
         return True
     localpart = bot_user_id[1:].split(":", 1)[0]
     for name in {*names, localpart}:
-        if name.strip() and re.search(rf"(?<![\w@]){re.escape(name.strip())}(?!\w)", body, re.I):
+        # "lwbot", "@lwbot", "lwbot:" (not "@lwbot:other.server", another user)
+        pattern = rf"(?<![\w@])@?{re.escape(name.strip())}(?!\w)(?!:[\w-]+\.)"
+        if name.strip() and re.search(pattern, body, re.I):
             return True
     return False
 
 
 def message_text(content: dict[str, Any]) -> str:
-    """What the member wrote: the body without a reply quote and without Matrix user ids.
+    """What the member wrote: the body without a reply quote.
 
-    User ids name people and servers; they never reach the assistant (nor a search provider).
+    User ids, @names and the names ``mention_names`` lists stay in the text: the assistant's
+    query hygiene (``lastword.chat.hygiene``) removes them in one place, and refuses a query
+    whose words a removal would join. Nothing of them reaches a search provider.
     """
     body = strip_reply_fallback(str(content.get("body") or ""))
-    return re.sub(r"[ \t]{2,}", " ", _USER_ID.sub(" ", body)).strip()
+    return re.sub(r"[ \t]{2,}", " ", body).strip()
+
+
+_PILL = re.compile(
+    r"""<a\s[^>]*href=["']https://matrix\.to/#/(@[^"'/?]+)["'][^>]*>(.*?)</a>""", re.I | re.S
+)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _localpart(user_id: str) -> str:
+    return user_id[1:].split(":", 1)[0] if user_id.startswith("@") else user_id
+
+
+def mention_names(
+    content: dict[str, Any],
+    bot_user_id: str,
+    bot_names: Iterable[str],
+    members: dict[str, str | None],
+) -> tuple[str, ...]:
+    """Every name in ``content`` that stands for a person, for the query hygiene to remove.
+
+    The bot's own forms (user id, localpart, display names), and for each person mentioned
+    (``m.mentions``, a pill in ``formatted_body``, "@localpart", or "Name:" opening the
+    message) their user id, localpart and display name in the room (``members``: user id ->
+    display name).
+    """
+    names: set[str] = {bot_user_id, _localpart(bot_user_id), *bot_names}
+    people: set[str] = set((content.get("m.mentions") or {}).get("user_ids") or [])
+    formatted = str(content.get("formatted_body") or "")
+    for user_id, label in _PILL.findall(formatted):
+        people.add(html.unescape(user_id))
+        names.add(html.unescape(_TAG.sub("", label)).strip())
+    body = strip_reply_fallback(str(content.get("body") or ""))
+    folded = body.casefold()
+    opening = body.split(":", 1)[0].strip().casefold() if ":" in body[:80] else None
+    for user_id, display in members.items():
+        forms = [f for f in (_localpart(user_id), display) if f]
+        if any(f"@{f.casefold()}" in folded or f.casefold() == opening for f in forms):
+            people.add(user_id)
+    for user_id in people:
+        if not isinstance(user_id, str):
+            continue
+        names.update({user_id, _localpart(user_id)})
+        display = members.get(user_id)
+        if display:
+            names.add(display)
+    return tuple(sorted(n for n in names if n and n.strip()))
 
 
 def _html_text(text: str) -> str:
@@ -119,11 +175,17 @@ def formatted_source_line(reply: Reply) -> str | None:
 
 
 def reply_content(
-    reply: Reply, in_reply_to: str, member_id: str, msgtype: str = "m.notice"
+    reply: Reply,
+    in_reply_to: str,
+    member_id: str,
+    msgtype: str = "m.notice",
+    thread: str | None = None,
 ) -> dict[str, Any]:
     """The ``m.room.message`` content of a reply: plain ``body``, HTML ``formatted_body``, a
-    Matrix reply relation to the member's message, and a mention of the member only."""
-    parts = [_html_text(reply.text)]
+    Matrix reply relation to the member's message (inside ``thread`` when the message was in
+    one), and a mention of the member only."""
+    parts = [_html_text(reply.asked_as)] if reply.asked_as else []
+    parts.append(_html_text(reply.text))
     if reply.warning:
         parts.append(_html_text(reply.warning))
     line = formatted_source_line(reply)
@@ -134,8 +196,19 @@ def reply_content(
         "body": reply.render(),
         "format": HTML_FORMAT,
         "formatted_body": "<br><br>".join(parts),
-        "m.relates_to": {"m.in_reply_to": {"event_id": in_reply_to}},
+        "m.relates_to": _relation(in_reply_to, thread),
         "m.mentions": {"user_ids": [member_id]},
+    }
+
+
+def _relation(in_reply_to: str, thread: str | None) -> dict[str, Any]:
+    if thread is None:
+        return {"m.in_reply_to": {"event_id": in_reply_to}}
+    return {
+        "rel_type": "m.thread",
+        "event_id": thread,
+        "is_falling_back": False,
+        "m.in_reply_to": {"event_id": in_reply_to},
     }
 
 

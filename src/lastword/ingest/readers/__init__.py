@@ -30,16 +30,25 @@ READERS: dict[str, Reader] = {
 }
 
 
-def reader_for(path: Path, settings: IngestSettings | None = None) -> Reader | None:
+def reader_for(
+    path: Path,
+    settings: IngestSettings | None = None,
+    on_page: Callable[[str, int, int], None] | None = None,
+) -> Reader | None:
     """The reader for a file's suffix, with the settings it reads (PDF: ``join_across_pages``,
-    ``subheadings``)."""
+    ``subheadings``, ``ocr``...); ``on_page(source, done, total)`` counts pages read by OCR."""
     reader = READERS.get(path.suffix.lower())
     if reader is read_pdf and settings is not None:
+        from lastword.ingest.ocr import options_from
+
         return partial(
             read_pdf,
             join_across_pages=settings.join_across_pages,
             subheadings=settings.subheadings,
             subheading_paragraphs=settings.subheading_paragraphs,
+            ocr=settings.ocr,
+            ocr_options=options_from(settings),
+            on_page=on_page,
         )
     return reader
 

@@ -9,7 +9,7 @@ largest text, then from sane metadata, then from the file name.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lastword.errors import IngestError
@@ -32,6 +32,9 @@ from lastword.ingest.layout import (
     read_page,
     reading_order,
 )
+from lastword.ingest.ocr import OcrFailed, OcrOptions, pages_to_ocr, read_pages
+from lastword.ingest.ocr.lines import ocr_page
+from lastword.ingest.ocr.marks import ocr_metadata
 from lastword.ingest.sentences import carry_over, join_continued
 from lastword.ingest.structure import (
     Classifier,
@@ -102,12 +105,18 @@ def read_pdf(
     join_across_pages: bool = False,
     subheadings: bool = False,
     subheading_paragraphs: bool = False,
-) -> Iterator[SourceDocument]:
+    ocr: str = "never",
+    ocr_options: OcrOptions | None = None,
+    on_page: Callable[[str, int, int], None] | None = None,
+) -> Iterator[SourceDocument | IngestError]:
     """One document from a PDF's bytes; with ``join_across_pages`` a sentence cut by a page
     break is made whole on the page it starts on (``sentences.carry_over``); with
     ``subheadings`` a subheading told apart only by its face is a heading
     (``ingest.subheadings``), or with ``subheading_paragraphs`` a paragraph of its own opening
-    the passage of the prose it heads (``chunk._runs``)."""
+    the passage of the prose it heads (``chunk._runs``). With ``ocr`` "auto" the pages
+    without a usable text layer are read by OCR (``ingest.ocr``), "always" every page; a page
+    OCR fails on is an ``IngestError`` naming it, yielded before the document;
+    ``on_page(source, done, total)`` counts the pages read by OCR."""
     import pypdfium2 as pdfium
 
     source = str(path)
@@ -122,20 +131,26 @@ def read_pdf(
             finally:
                 page.close()
         metadata = pdf.get_metadata_dict()
+        printable = sum(p.chars for p in pages)
+        read_by_ocr: dict[int, object] = {}
+        yield from _ocr(pdf, pages, ocr, ocr_options, source, on_page, read_by_ocr)
     except pdfium.PdfiumError as exc:
         raise IngestError(f"corrupt PDF: a page could not be read ({exc})", source) from None
     finally:
         pdf.close()
     if not pages:
         raise IngestError("the PDF has no pages", source)
-    printable = sum(p.chars for p in pages)
-    if not any(p.chars >= MIN_CHARS_PER_PAGE for p in pages):
+    found_by_ocr = any(pages[n - 1].chars for n in read_by_ocr)
+    if not found_by_ocr and not any(p.chars >= MIN_CHARS_PER_PAGE for p in pages):
         found = "no extractable text" if not printable else f"only {printable} characters of text"
-        raise IngestError(
-            f"{found} in {len(pages)} page(s): an image-only (scanned) PDF needs OCR first, "
-            "e.g. ocrmypdf",
-            source,
+        if read_by_ocr:
+            raise IngestError(f"{found} in {len(pages)} page(s), and none found by OCR", source)
+        hint = (
+            'OCR is off ([ingest] ocr = "never"; --ocr auto reads it)'
+            if ocr == "never"
+            else "OCR could not read it"
         )
+        raise IngestError(f"{found} in {len(pages)} page(s): an image-only PDF; {hint}", source)
     texts, title, references, front = _structure(
         pages, join_across_pages, subheadings, subheading_paragraphs
     )
@@ -150,6 +165,8 @@ def read_pdf(
     labels = page_labels(pages)
     if labels:  # printed page numbers that are not the PDF's: {"1": "121", ...}
         meta["page_labels"] = {str(number): label for number, label in labels.items()}
+    if read_by_ocr:
+        meta["ocr"] = ocr_metadata(read_by_ocr)
     yield SourceDocument(
         doc_id=content_hash(data),
         title=title,
@@ -158,7 +175,32 @@ def read_pdf(
         content_hash=content_hash(data),
         metadata=meta,
         references=tuple(Reference(e.number, e.text) for e in references),
+        ocr_words=tuple(
+            (number, tuple((w.text, w.confidence) for w in reading.words))
+            for number, (reading, _why) in sorted(read_by_ocr.items())
+        ),
     )
+
+
+def _ocr(pdf, pages, mode, options, source, on_page, read_by_ocr):  # type: ignore[no-untyped-def]
+    """Read the pages that need it by OCR, in place in ``pages`` (``read_by_ocr``: number ->
+    (``PageReading``, why it was read)); yields one ``IngestError`` per page OCR fails on
+    (that page keeps its text layer)."""
+    why = pages_to_ocr(pages, mode)
+    if not why:
+        return
+    numbers = sorted(why)
+    done = 0
+    for number, result in read_pages(pdf, numbers, options or OcrOptions()):
+        done += 1
+        if on_page is not None:
+            on_page(source, done, len(numbers))
+        if isinstance(result, OcrFailed):
+            yield IngestError(f"page {number}: OCR failed ({result})", source)
+            continue
+        page = ocr_page(list(result.words), number, (result.width, result.height), result.scale)
+        pages[number - 1] = page
+        read_by_ocr[number] = (result, why[number])
 
 
 def _structure(

@@ -1,26 +1,50 @@
-"""The Ask page: a question, the verified answer with [N] links, the passages, the band."""
+"""The Ask page: a question, the verified answer with [N] links, the passages, the band.
+
+An Ask session is a conversation: the page carries the earlier questions (``after``, at most
+``[conversation] max_turns``) in the form, so a follow-up is made standalone before retrieval
+and shown as "asked as" (``lastword.conversation``). Only questions are carried, never answers.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from lastword.conversation import ask as ask_in_conversation
+from lastword.conversation import replay
+from lastword.conversation.rules import CorpusView
+from lastword.conversation.run import rewrite
 from lastword.web.reading import passage_views
 from lastword.web.security import Reader
 
 router = APIRouter(include_in_schema=False)
+After = Annotated[list[str] | None, Query(max_length=20)]
 
 
-def _context(request: Request, q: str | None) -> dict:
+def _context(request: Request, q: str | None, after: list[str] | None = None) -> dict:
     state = request.app.state.lastword
+    conversation = state.settings.conversation
+    earlier = [a for a in (after or []) if a.strip()][-conversation.max_turns :]
     result, cached_at, views = None, None, []
     if q and q.strip():
-        result, cached_at = state.ask(q)
+        history = replay(earlier, conversation.max_turns) if conversation.followups else []
+        pipeline = state.pipeline()
+        corpus = CorpusView.of(pipeline.store)
+        if history and rewrite(q, history, corpus=corpus).followed_up:
+            result, _turn = ask_in_conversation(pipeline, q, history)
+        else:  # a question that stands alone is the cached one
+            result, cached_at = state.ask(q)
         sources, metadata = state.document_sources()
         views = passage_views(result, sources, metadata)
+        if conversation.followups:
+            earlier = [*earlier, q][-conversation.max_turns :]
     thresholds = state.pipeline().thresholds if state.has_index else None
     return {
         "q": q or "",
+        "after": earlier,
+        "max_turns": conversation.max_turns if conversation.followups else 0,
         "result": result,
         "views": views,
         "cached_at": cached_at,
@@ -30,15 +54,15 @@ def _context(request: Request, q: str | None) -> dict:
 
 
 @router.get("/ask")
-def ask_page(request: Request, _: Reader, q: str | None = None) -> Response:
+def ask_page(request: Request, _: Reader, q: str | None = None, after: After = None) -> Response:
     """Without JavaScript the form reloads this page; with it, only the fragment is fetched."""
-    context = _context(request, q)
+    context = _context(request, q, after)
     context["has_index"] = request.app.state.lastword.has_index
     return request.app.state.templates.TemplateResponse(request, "ask.html", context)
 
 
 @router.get("/ask/result")
-def ask_fragment(request: Request, _: Reader, q: str) -> Response:
+def ask_fragment(request: Request, _: Reader, q: str, after: After = None) -> Response:
     return request.app.state.templates.TemplateResponse(
-        request, "_answer.html", _context(request, q)
+        request, "_answer.html", _context(request, q, after)
     )

@@ -23,6 +23,17 @@
     });
   }
 
+  // Ask: the question just answered becomes the last of the earlier ones a follow-up reads.
+  function rememberQuestion(form, q) {
+    const most = Number(form.dataset.maxTurns || 0);
+    if (!most) return;
+    const input = document.createElement("input");
+    input.type = "hidden"; input.name = "after"; input.value = q;
+    form.querySelector("button").before(input);
+    const kept = form.querySelectorAll('input[name="after"]');
+    for (let i = 0; i < kept.length - most; i++) kept[i].remove();
+  }
+
   // Ask: fetch only the answer fragment and show progress while the pipeline works.
   document.querySelectorAll("form[data-fragment]").forEach((form) => {
     form.addEventListener("submit", async (event) => {
@@ -36,7 +47,8 @@
       if (progress) progress.hidden = false;
       form.querySelector("button").disabled = true;
       try {
-        const url = form.dataset.fragment + "?q=" + encodeURIComponent(q);
+        // every field: the question and the earlier questions of the conversation ("after")
+        const url = form.dataset.fragment + "?" + new URLSearchParams(new FormData(form));
         const response = await fetch(url, { headers: { Accept: "text/html" } });
         const html = await response.text();
         const doc = new DOMParser().parseFromString(html, "text/html");
@@ -46,6 +58,7 @@
           // The server's own escaped fragment, moved in as nodes (never re-parsed as a string).
           target.replaceChildren(...Array.from(doc.body.childNodes, (node) => document.adoptNode(node)));
           enhance(target);
+          rememberQuestion(form, q);
         } else {
           target.replaceChildren(errorLine(alert ? alert.textContent : response.statusText));
         }
