@@ -27,7 +27,7 @@ def weak_for(scored: Scored, target_far: float) -> float:
     allowed = int(np.floor(target_far * len(negatives)))
     # above the (allowed+1)-th highest unanswerable score: at most ``allowed`` pass
     edge = negatives[allowed] if allowed < len(negatives) else 0.0
-    return float(np.nextafter(edge, 1.0))
+    return float(np.nextafter(edge, np.inf))
 
 
 def joint_weak(corpora: Mapping[str, Scored], target_far: float) -> float:
