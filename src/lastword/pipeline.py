@@ -1,7 +1,9 @@
 """Where the order of the steps lives: scope -> embed -> retrieve -> gate -> generate -> verify.
 
-1. scope guard (``gate/scope.py``)     2. embed (``embed/``)       3. retrieve (``retrieve.py``)
-4. retrieval gate (``gate/decide.py``)  5. generate (``generate/``) 6. verify (``verify/``)
+1. scope guard (``gate/scope.py``)  2. embed (``embed/``)  3. retrieve (``retrieve.py``)
+4. read (``read/``: the learned reader scores every sentence of the passages)
+5. gate (``gate/decide.py``: one decision, on the reader's answerability by default)
+6. generate (``generate/``: quotes what the reader ranks)  7. verify (``verify/``)
 
 The CLI, the web app, the chat assistant and the evaluation all call ``Pipeline``; nothing else
 re-implements any part of it. Every decision lands in the ``Result`` it returns.
@@ -24,12 +26,25 @@ from lastword.errors import (
 from lastword.gate import DEPTH, Gate, scope_refusal
 from lastword.gate.auto import ThresholdSource, thresholds_for_index
 from lastword.gate.bands import SpecificRule, below_weak
+from lastword.gate.reader_gate import reader_thresholds
 from lastword.generate import GenerationRequest, Generator, make_generator
 from lastword.generate.extractive import ExtractiveGenerator
 from lastword.generate.protocol import SourceKind
+from lastword.generate.quoting import QuotingGenerator
 from lastword.injection import without_instructions
+from lastword.read.reader import Reader, Reading
 from lastword.refusals import refusal, reword
-from lastword.result import Band, GateSignals, Mechanism, Result, RetrievedPassage, Status
+from lastword.result import (
+    Band,
+    GateSignals,
+    Mechanism,
+    ReadCandidate,
+    ReadingRecord,
+    ReadRemoval,
+    Result,
+    RetrievedPassage,
+    Status,
+)
 from lastword.retrieve import retrieve, tuning_from
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
@@ -81,7 +96,19 @@ class Pipeline:
             rule = SpecificRule(
                 gate.specific_floor, gate.specific_reach, gate.specific_min_passages
             )
-        self.gate = Gate(self.thresholds, store, embedder, self.index_info.embedder.name, rule)
+        #: the learned reader (``[gate] decide = "reader"``, the default): read before the gate
+        self.reader: Reader | None = Reader() if gate.decide == "reader" else None
+        self.gate = Gate(
+            self.thresholds,
+            store,
+            embedder,
+            self.index_info.embedder.name,
+            rule,
+            reader=reader_thresholds(gate) if self.reader is not None else None,
+        )
+        if self.reader is not None:
+            self.thresholds = self.gate.reader  # type: ignore[assignment]
+            self.thresholds_source = "default" if gate.reader_weak is None else "settings"
         # the weak band's evidence check (step 4b): the extractive scorer, no model, for a gate
         # score at or above this (off: above any score; no gate model: no bound)
         self._evidence = ExtractiveGenerator.weak_band(embedder)
@@ -135,7 +162,12 @@ class Pipeline:
     def inspect(
         self, question: str, exclude_doc_ids: Collection[str] = (), k: int | None = None
     ) -> Result:
-        """Steps 2-4: embed, retrieve, gate. Nothing is refused here and no model runs."""
+        """Steps 2-5: embed, retrieve, read, gate. Nothing is refused here; no generator runs."""
+        return self._inspect(question, exclude_doc_ids, k)[0]
+
+    def _inspect(
+        self, question: str, exclude_doc_ids: Collection[str] = (), k: int | None = None
+    ) -> tuple[Result, Reading | None]:
         question = check_question(question, self.settings.retrieve.max_question_chars)
         k = k or self.settings.retrieve.k
         # 2-3. Embed and retrieve. The gate's signals always look DEPTH deep, whatever k the
@@ -152,29 +184,46 @@ class Pipeline:
             tuning=self.retrieve_tuning,
             context=self.gate.needs_context,
         )
-        # 4. The retrieval gate, on the ranking retrieval produced.
-        decision = self.gate.run(question, found.passages, found)
+        # 4. The reader reads the passages the generator would quote from.
+        reading = None
+        read_ms = 0.0
+        if self.reader is not None and found.passages:
+            started = time.perf_counter()
+            reading = self.reader.run(question, readable(found.passages[:k]))
+            read_ms = (time.perf_counter() - started) * 1000
+        # 5. The gate, on the ranking retrieval produced and the reader's answerability.
+        decision = self.gate.run(question, found.passages, found, reading)
         band, signals = decision.band, decision.signals
         evidence_ms = 0.0
-        if band is Band.WEAK and found.passages and signals.score >= self._evidence_low:
+        if (
+            reading is None
+            and band is Band.WEAK
+            and found.passages
+            and signals.score >= self._evidence_low
+        ):
             started = time.perf_counter()
             band, signals = self._evidence_check(question, found.passages[:k], signals)
             evidence_ms = (time.perf_counter() - started) * 1000
-        return Result(
+        timings = {
+            "embed": tokens_ms + found.embed_ms,
+            "retrieve": found.retrieve_ms,
+            **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
+        }
+        if reading is not None:
+            timings["read"] = read_ms
+        timings["gate"] = decision.gate_ms + evidence_ms
+        result = Result(
             question=question,
             status=Status.RETRIEVED,
             band=band,
             top_score=signals.top_score,
             passages=found.passages[:k],
             gate=signals,
+            reading=record(reading),
             embedder=self.index_info.embedder.describe(),
-            timings_ms={
-                "embed": tokens_ms + found.embed_ms,
-                "retrieve": found.retrieve_ms,
-                **{f"retrieve_{stage}": ms for stage, ms in found.stages_ms.items()},
-                "gate": decision.gate_ms + evidence_ms,
-            },
+            timings_ms=timings,
         )
+        return result, reading
 
     def _evidence_check(
         self, question: str, passages: tuple[RetrievedPassage, ...], signals: GateSignals
@@ -218,8 +267,8 @@ class Pipeline:
                 timings_ms={"scope": scope_ms, "total": (time.perf_counter() - started) * 1000},
             )
 
-        # 2-4. Embed, retrieve, gate (``inspect``).
-        result = self.inspect(question, exclude_doc_ids)
+        # 2-5. Embed, retrieve, read, gate (``inspect``).
+        result, reading = self._inspect(question, exclude_doc_ids)
         timings = {"scope": scope_ms, **result.timings_ms}
         if not result.passages or result.band is Band.WEAK:
             reason = "empty_index" if not self.index_info.passages else "weak_retrieval"
@@ -234,7 +283,7 @@ class Pipeline:
             )
 
         # 5-6. Generate over the passages, then verify every sentence.
-        answered = self._compose(result, "corpus", timings)
+        answered = self._compose(result, "corpus", timings, reading)
         answered.timings_ms["total"] = (time.perf_counter() - started) * 1000
         return answered
 
@@ -256,13 +305,16 @@ class Pipeline:
         )
         return self._compose(base, source_kind, {})
 
-    def _compose(self, base: Result, source_kind: SourceKind, timings: dict[str, float]) -> Result:
-        # The generator reads the passages without the sentences that address a reader or a
-        # model, neighbours of a split instruction included (lastword.injection).
-        readable = tuple(
-            p.model_copy(update={"text": without_instructions(p.text)}) for p in base.passages
+    def _compose(
+        self,
+        base: Result,
+        source_kind: SourceKind,
+        timings: dict[str, float],
+        reading: Reading | None = None,
+    ) -> Result:
+        request = GenerationRequest(
+            base.question, readable(base.passages), source_kind, band=base.band, reading=reading
         )
-        request = GenerationRequest(base.question, readable, source_kind, band=base.band)
         generate_started = time.perf_counter()
         try:
             generator = self.generator
@@ -283,13 +335,16 @@ class Pipeline:
 
         verify_started = time.perf_counter()
         references = self.store.references({p.doc_id for p in base.passages})
+        # A quoted answer's relevance to the question was the reader's and the gate's call; the
+        # verifier's question checks are for what a model wrote.
+        quoted = isinstance(generator, QuotingGenerator)
         checked = verify_draft(
             draft.text,
             base.passages,
             self.embedder,
             self.settings.verify,
             references,
-            question=base.question,
+            question=None if quoted else base.question,
         )
         timings["verify"] = (time.perf_counter() - verify_started) * 1000
         update = {
@@ -322,3 +377,34 @@ class Pipeline:
         else:
             update |= {"status": Status.ANSWERED, "answer": checked.answer}
         return base.model_copy(update=update)
+
+
+def readable(passages: tuple[RetrievedPassage, ...]) -> tuple[RetrievedPassage, ...]:
+    """The passages without the sentences that address a reader or a model, neighbours of a
+    split instruction included (``lastword.injection``): what the reader and generators read."""
+    return tuple(p.model_copy(update={"text": without_instructions(p.text)}) for p in passages)
+
+
+#: the reader's best candidates a result records
+RECORDED_CANDIDATES = 5
+
+
+def record(reading: Reading | None) -> ReadingRecord | None:
+    """What a ``Result`` keeps of a reading: the best candidates and every removal."""
+    if reading is None:
+        return None
+    best = reading.ranked()[:RECORDED_CANDIDATES]
+    return ReadingRecord(
+        answerability=round(reading.answerability, 6),
+        candidates=tuple(
+            ReadCandidate(
+                n=reading.units[i].n,
+                text=reading.units[i].text,
+                probability=round(float(reading.probability[i]), 6),
+            )
+            for i in best
+        ),
+        removed=tuple(
+            ReadRemoval(n=r.n, text=r.text, constraint=r.constraint) for r in reading.removed
+        ),
+    )

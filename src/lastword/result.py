@@ -217,7 +217,12 @@ class GateSignals(Frozen):
         None,  # type: ignore[assignment]  # filled from top_score below when absent
         description="The gate score the band is read from (the top score unless combined).",
     )
-    signal: str = Field("cosine", description="cosine | combined")
+    reader: float | None = Field(
+        None,
+        description="The reader's probability that the passages answer the question (its best "
+        'candidate\'s); set when the gate decides on it ([gate] decide = "reader").',
+    )
+    signal: str = Field("cosine", description="cosine | combined | reader")
     ranking: str | None = Field(
         None,
         description="The ranking (dense | hybrid) the gate's model and thresholds were measured "
@@ -233,6 +238,28 @@ class GateSignals(Frozen):
         if isinstance(data, dict) and data.get("score") is None and "top_score" in data:
             data = {**data, "score": data["top_score"]}
         return data
+
+
+class ReadCandidate(Frozen):
+    n: int = Field(description="The passage the candidate is in.")
+    text: str
+    probability: float = Field(description="The reader's probability that it states the answer.")
+
+
+class ReadRemoval(Frozen):
+    n: int
+    text: str
+    constraint: str = Field(
+        description="The named rule that removed it: not_evidence | instruction | fragment | run_on"
+    )
+
+
+class ReadingRecord(Frozen):
+    """What the reader found: its best candidates and what its constraints removed."""
+
+    answerability: float
+    candidates: tuple[ReadCandidate, ...] = ()
+    removed: tuple[ReadRemoval, ...] = ()
 
 
 class FollowUp(Frozen):
@@ -267,6 +294,9 @@ class Result(Frozen):
     refusal: Refusal | None = None
     error: str | None = Field(None, description="Error kind and message when status is failed.")
     gate: GateSignals | None = None
+    reading: ReadingRecord | None = Field(
+        None, description="The reader's best candidates and the candidates its rules removed."
+    )
     draft: str | None = Field(None, description="The generator's raw text, before verification.")
     declared: tuple[int, ...] | None = Field(
         None, description="Passages the generator declared it used (web answers)."

@@ -509,11 +509,33 @@ class GateSettings(Section):
         "thresholds measured on the ranking in use (dense, or its own for hybrid: "
         "docs/calibration.md).",
     )
+    decide: Literal["reader", "retrieval"] = Field(
+        "retrieval",
+        description="What the gate decides on: 'retrieval', the retrieval signals with the bands "
+        "below (thresholds, auto, specific_*, evidence_*), or 'reader', the learned reader's "
+        "probability that the retrieved passages answer the question (thresholds fitted "
+        "leave-one-corpus-out and shipped with the reader; no per-index calibration; use it "
+        "with [generate] generator = 'reader'). docs/reader.md.",
+    )
+    reader_weak: float | None = Field(
+        None,
+        gt=0.0,
+        lt=1.0,
+        description="With decide = 'reader': the reader's answerability below which the gate "
+        "refuses (None: the threshold shipped with the reader, data/models/reader/reader.json).",
+    )
+    reader_strong: float | None = Field(
+        None,
+        gt=0.0,
+        lt=1.0,
+        description="With decide = 'reader': the answerability at or above which the band is "
+        "strong (None: the shipped one).",
+    )
     auto: bool = Field(
         True,
-        description="Calibrate the gate on each index after an ingest changes it (its own titles "
-        "and sentences, retrieval only) and use those thresholds unless these settings set the "
-        "embedder's thresholds.",
+        description="With decide = 'retrieval': calibrate the gate on each index after an ingest "
+        "changes it (its own titles and sentences, retrieval only) and use those thresholds "
+        "unless these settings set the embedder's thresholds.",
     )
     auto_queries: int = Field(
         120,
@@ -592,7 +614,7 @@ class GateSettings(Section):
         return embedder in self._explicit or self.thresholds.get(embedder) != shipped
 
 
-GeneratorName = Literal["extractive", "anthropic", "openai", "llamacpp"]
+GeneratorName = Literal["extractive", "reader", "anthropic", "openai", "llamacpp"]
 
 
 class GenerateSettings(Section):

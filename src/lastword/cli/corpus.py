@@ -279,6 +279,14 @@ def gate_line(settings: Settings, store: Store) -> str:
     """Which gate thresholds this index gets, and the index's own calibration."""
     from lastword.gate.auto import stored_calibration, thresholds_for_index
 
+    if settings.gate.decide == "reader":
+        from lastword.gate.reader_gate import reader_thresholds
+
+        chosen = reader_thresholds(settings.gate)
+        return safe(
+            f"gate: the reader's answerability, weak {chosen.weak:.4f}, strong "
+            f"{chosen.strong:.4f} ({chosen.evidence}); no per-index calibration"
+        )
     thresholds, source = thresholds_for_index(settings, store)
     calibration = stored_calibration(store)
     line = f"gate: weak {thresholds.weak:.4f}, strong {thresholds.strong:.4f} from {source}"

@@ -37,6 +37,15 @@ eval_app = typer.Typer(
 )
 
 
+def _register_fit() -> None:
+    from lastword.cli.fit import fit_app
+
+    eval_app.add_typer(fit_app, name="fit")
+
+
+_register_fit()
+
+
 @eval_app.command("run")
 def run_command(
     evalset: Annotated[Path, typer.Argument(help="Eval set (.yaml or .jsonl).")],

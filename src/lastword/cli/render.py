@@ -54,7 +54,9 @@ def band_line(result: Result) -> Text:
     if result.band is not None:
         line.append(f" {result.band.value} ", style=BAND_STYLE[result.band] + " reverse")
     gate = result.gate
-    if gate is not None and gate.signal == "combined":
+    if gate is not None and gate.signal == "reader":
+        line.append(f"  reader: answerable {gate.score:.3f} (top cosine {gate.top_score:.3f})")
+    elif gate is not None and gate.signal == "combined":
         token_match = "" if gate.maxsim is None else f", token match {gate.maxsim:.2f}"
         # the hybrid ranking's model does not weigh the margin (its 8th passage is not the 8th
         # cosine): show what the score was made of

@@ -477,9 +477,10 @@ def calibrate_after_ingest(
 ) -> AutoCalibration | None:
     """After an ingest: open the index for writing and recalibrate it if its corpus changed.
 
-    None when ``[gate] auto`` is off or the stored calibration is for this corpus already.
+    None when ``[gate] auto`` is off, the gate decides on the reader (no per-index thresholds),
+    or the stored calibration is for this corpus already.
     """
-    if not settings.gate.auto:
+    if not settings.gate.auto or settings.gate.decide == "reader":
         return None
     from lastword.store.open import open_store
 

@@ -20,6 +20,7 @@ from lastword.errors import ConfigError
 from lastword.gate.bands import SpecificRule, band_for
 from lastword.gate.late_interaction import maxsim
 from lastword.gate.signals import DEPTH, gate_signals
+from lastword.read.reader import Reading
 from lastword.result import Band, GateSignals, RetrievedPassage
 from lastword.retrieve import Retrieval
 from lastword.settings import CONTEXT_FEATURES, Thresholds
@@ -47,16 +48,21 @@ class Gate:
         embedder: Embedder,
         embedder_name: str,
         specific: SpecificRule | None = None,
+        reader: Thresholds | None = None,
     ) -> None:
         self.thresholds = thresholds
+        #: set: the band is read from the reader's answerability against these (``run``)
+        self.reader = reader
         self.store = store
         #: the second way through below weak (``[gate] specific_floor``); None: the score alone
         self.specific = specific
-        self.token_embedder = self._token_embedder(embedder, embedder_name)
+        self.token_embedder = None if reader else self._token_embedder(embedder, embedder_name)
 
     @property
     def needs_context(self) -> bool:
         """Whether the model weighs a signal that needs ``retrieve(..., context=True)``."""
+        if self.reader is not None:
+            return False
         model = self.thresholds.model
         return model is not None and any(name in model.weighed() for name in CONTEXT_FEATURES)
 
@@ -98,13 +104,18 @@ class Gate:
         question: str,
         ranking: Sequence[RetrievedPassage],
         retrieval: Retrieval | None = None,
+        reading: Reading | None = None,
     ) -> GateDecision:
         """Signals and band for ``ranking`` (best first, at least ``DEPTH`` deep when it can).
 
         ``retrieval``: what retrieval kept beyond the ranking (``context=True``), for the
-        corpus-relative signals; without it those signals are not computed.
+        corpus-relative signals; without it those signals are not computed. ``reading``: the
+        reader's reading of the passages; with reader thresholds the band is read from its
+        answerability alone (the retrieval signals are still recorded).
         """
         started = time.perf_counter()
+        if self.reader is not None and reading is not None:
+            return self._read(question, ranking, reading, started)
         top_text = self.store.document_text(ranking[0].doc_id) if ranking else ""
         signals = gate_signals(
             question,
@@ -126,4 +137,23 @@ class Gate:
         ):
             band = Band.BORDERLINE
             signals = signals.model_copy(update={"specific_floor": self.specific.floor})
+        return GateDecision(signals, band, (time.perf_counter() - started) * 1000)
+
+    def _read(
+        self,
+        question: str,
+        ranking: Sequence[RetrievedPassage],
+        reading: Reading,
+        started: float,
+    ) -> GateDecision:
+        """The one decision on the reader's answerability; the retrieval signals that cost
+        nothing beyond the ranking are recorded beside it."""
+        assert self.reader is not None
+        top_text = self.store.document_text(ranking[0].doc_id) if ranking else ""
+        signals = gate_signals(question, ranking, self.reader, self.store.lexicon(), top_text)
+        score = reading.answerability
+        band = band_for(score, self.reader) if ranking else Band.WEAK
+        signals = signals.model_copy(
+            update={"reader": round(score, 6), "score": round(score, 6), "signal": "reader"}
+        )
         return GateDecision(signals, band, (time.perf_counter() - started) * 1000)

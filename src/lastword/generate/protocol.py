@@ -9,9 +9,12 @@ and ``ProviderRefused`` when the provider declines the content (Claude's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from lastword.result import Band, RetrievedPassage, Usage
+
+if TYPE_CHECKING:
+    from lastword.read.reader import Reading
 
 SourceKind = Literal["corpus", "web"]
 
@@ -26,6 +29,9 @@ class GenerationRequest:
     #: the retrieval gate's band (corpus answers; None for web passages): a generator may ask
     #: more of its answer in the borderline band than in the strong one
     band: Band | None = None
+    #: the reader's reading of these passages, when the pipeline has made it (the gate reads
+    #: it first); None: a generator that wants one reads the passages itself
+    reading: Reading | None = None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,16 @@ from lastword.settings import GenerateSettings
 GeneratorFactory = Callable[[GenerateSettings, Embedder], Generator]
 
 
+def _reader(settings: GenerateSettings, embedder: Embedder) -> Generator:
+    from lastword.generate.quoting import QuotingGenerator, Selection
+    from lastword.read.reader import Reader
+
+    reader = Reader()
+    selection = Selection.shipped(reader)
+    selection = Selection(**{**selection.__dict__, "sentences": settings.extractive_sentences})
+    return QuotingGenerator(reader, selection)
+
+
 def _extractive(settings: GenerateSettings, embedder: Embedder) -> Generator:
     from lastword.generate.extractive import ExtractiveGenerator
 
@@ -38,6 +48,7 @@ def _llamacpp(settings: GenerateSettings, embedder: Embedder) -> Generator:
 
 GENERATORS: dict[str, GeneratorFactory] = {
     "extractive": _extractive,
+    "reader": _reader,
     "anthropic": _anthropic,
     "openai": _openai,
     "llamacpp": _llamacpp,
