@@ -152,7 +152,7 @@ def papers_end_to_end(data: Path, work: Path, log) -> dict:
             settings.gate.decide = "reader"
             settings.generate.generator = "reader"
         else:
-            with LocalStore(index, write_as=MiniLMEmbedder().info) as store:
+            with LocalStore.open_for_write(index, MiniLMEmbedder().info) as store:
                 calibrate_and_store(store, MiniLMEmbedder(), settings)
         rows = []
         with Pipeline.open(settings, index) as pipeline:
