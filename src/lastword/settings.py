@@ -160,6 +160,15 @@ class StoreSettings(Section):
         "codes of the rows, on 2 MB pages; written beside the graph as hnsw<codes>-<gen>.faiss, "
         "candidates re-scored exactly; needs the faiss extra).",
     )
+    scope_exact_share: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="A search in a scope (collections, years, authors, tags, documents, a "
+        "reader's permissions) holding at most this share of the passages scores the scope's "
+        "passages exactly; a larger one walks the ANN graph admitting only the scope's "
+        "passages (docs/library.md).",
+    )
 
 
 EmbedderName = Literal["minilm", "voyage", "openai"]

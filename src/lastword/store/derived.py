@@ -288,6 +288,40 @@ class DerivedFiles:
             walk=graph_codes.neighbours if isinstance(graph, graph_codes.CodedGraph) else None,
         )
 
+    def _search_graph_within(
+        self,
+        matrix: np.ndarray,
+        ids: np.ndarray,
+        query: np.ndarray,
+        k: int,
+        excluded: np.ndarray | None,
+        kinds: Collection[str] | None,
+        rows: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rows, exact scores) of the top k among matrix ``rows`` (a scope's) through the
+        graph: hnswlib's walk admits only their passages as results (a filter inside the
+        search, not candidates dropped after it), inverted lists scan only them. None: no
+        graph, or one of a kind that cannot filter inside (search the rows exactly)."""
+        graph = self._load_graph(len(ids), matrix.shape[1])
+        if graph is None or ivfpq.is_index(graph) or isinstance(graph, graph_codes.CodedGraph):
+            return None
+        within = np.zeros(len(ids), dtype=bool)
+        within[rows] = True
+        if excluded is not None and len(excluded):
+            within &= ~np.isin(ids, excluded)
+        if kinds is not None:
+            within &= self._kind_mask(kinds, None)
+        if not within.any():
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        if isinstance(graph, ivf.Lists):
+            return ivf.search(
+                graph, query, k, probes=self.settings.ivf_probes * 2, keep=lambda r: within[r]
+            )
+        labels = ann.neighbours_within(
+            graph, query, max(self.settings.ann_candidates, k), _label_filter(ids, within)
+        )
+        return ann.rescore(labels, matrix, ids, query, k, keep=lambda r: within[r])
+
     def _load_graph(self, passages: int, dim: int) -> object | None:
         if passages < self.settings.ann_min_passages:
             return None
@@ -344,3 +378,18 @@ class DerivedFiles:
         marks = ",".join("?" * len(kinds))
         rows = self._conn.execute(f"SELECT id FROM passages WHERE kind IN ({marks})", kinds)
         return np.array([row[0] for row in rows], dtype=np.int64)
+
+
+def _label_filter(ids: np.ndarray, within: np.ndarray):  # type: ignore[no-untyped-def]
+    """hnswlib's filter over passage ids (its labels): one bytes lookup per node the walk
+    reaches, from the id's offset when the ids have no gaps, else through a set."""
+    n = len(ids)
+    if n and int(ids[-1]) - int(ids[0]) == n - 1:
+        first, bits = int(ids[0]), within.tobytes()
+
+        def admit(label: int) -> bool:
+            return bits[label - first] == 1
+
+        return admit
+    admitted = set(ids[within].tolist())
+    return admitted.__contains__

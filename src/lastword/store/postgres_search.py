@@ -20,6 +20,7 @@ import numpy as np
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
+from lastword.scope import Scope
 from lastword.store.hits import HitsFromIds, stored_flags, stored_passage
 from lastword.store.lexical import lexical_tokens
 from lastword.store.protocol import Hit
@@ -72,12 +73,17 @@ def register_vector_dumper(conn: Any) -> None:
 
 
 def _filters(
-    exclude_doc_ids: Collection[str], kinds: Collection[str] | None, *where: str
+    exclude_doc_ids: Collection[str],
+    kinds: Collection[str] | None,
+    *where: str,
+    scope: tuple[str, dict[str, Any]] = ("", {}),
 ) -> tuple[str, dict[str, Any]]:
     """The WHERE clause (``where``'s conditions first) and its parameters for a search's
-    exclusions and passage kinds; empty when it has no condition."""
+    exclusions, passage kinds and scope (``scope_where``); empty when it has no condition."""
     where = list(where)
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = dict(scope[1])
+    if scope[0]:
+        where.append(scope[0])
     if exclude_doc_ids:
         where.append("NOT (doc_id = ANY(%(exclude)s))")
         params["exclude"] = list(exclude_doc_ids)
@@ -106,16 +112,19 @@ class PostgresSearch(HitsFromIds):
 
     def vector_precision(self) -> str: ...  # provided by PostgresStore
 
+    def scope_where(self, scope: Scope | None, column: str = "doc_id") -> tuple[str, dict]: ...
+
     def search(
         self,
         query: np.ndarray,
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> list[Hit]:
         """Top-k passages by cosine, best first: the nearest rows, their passages and their
         documents in one statement (one round trip, one snapshot)."""
-        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=True)
+        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=True, scope=scope)
         return [
             Hit(passage=stored_passage(*row[:10], stored_flags(row[10])), score=1.0 - row[11])
             for row in rows
@@ -127,8 +136,9 @@ class PostgresSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=False)
+        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=False, scope=scope)
         return (
             np.array([row[0] for row in rows], dtype=np.int64),
             np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
@@ -142,9 +152,15 @@ class PostgresSearch(HitsFromIds):
         kinds: Collection[str] | None,
         *,
         whole: bool,
+        scope: Scope | None = None,
     ) -> list[tuple]:
         """The k nearest rows, sorted by (distance, id): (id, distance), or with ``whole``
-        every column of their passages and documents, the distance last."""
+        every column of their passages and documents, the distance last.
+
+        ``scope``: a condition in the statement's WHERE. A scope of at most ``[store]
+        scope_exact_share`` of the passages is ordered exactly over its rows (found through
+        the doc_id index); a larger one goes through the vector index's iterative scan, which
+        walks on until k rows of the scope are found."""
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.embedder.dim
         if query.shape[0] != dim:
@@ -153,10 +169,18 @@ class PostgresSearch(HitsFromIds):
             )
         if k <= 0:
             return []
-        filters, params = _filters(exclude_doc_ids, kinds)
+        scoped = self.scope_where(scope)
+        filters, params = _filters(exclude_doc_ids, kinds, scope=scoped)
         columns = _NEAREST_COLUMNS if whole else "id"
         passages, vector, k = self._t("passages"), "%(query)b::vector", int(k)
-        if self.vector_precision() == "half":
+        if scoped[0] and self._scope_is_small(scoped):
+            # "+ 0": an expression the vector index cannot order, so the planner takes the
+            # scope's rows by their doc_id and orders them exactly
+            sql = (
+                f"SELECT {columns}, (embedding <=> {vector}) + 0 AS distance FROM {passages} "
+                f"{filters}ORDER BY distance, id LIMIT {k}"
+            )
+        elif self.vector_precision() == "half":
             # The index orders half-precision copies; its nearest candidates are re-scored
             # exactly, so the scores (and the order among them) are float32 cosines.
             half = f"halfvec({dim})"
@@ -181,6 +205,18 @@ class PostgresSearch(HitsFromIds):
         rows.sort(key=lambda row: (row[-1], row[0]))
         return rows
 
+    def _scope_is_small(self, scoped: tuple[str, dict]) -> bool:
+        """Whether a scope holds at most ``scope_exact_share`` of the passages (one count
+        through the doc_id index, against the planner's row estimate of the table)."""
+        share = float(self.settings.scope_exact_share)
+        ((inside, total),) = self._fetch(
+            f"SELECT (SELECT COUNT(*) FROM {self._t('passages')} WHERE {scoped[0]}), "
+            "(SELECT GREATEST(reltuples, 1) FROM pg_class WHERE oid = %(sc_table)s::regclass)",
+            {**scoped[1], "sc_table": self._t("passages")},
+        )
+        total = max(float(total or 1), 1.0)
+        return inside <= share * total
+
     def _fetch_nearest(self, sql: str, params: dict[str, Any], filtered: bool) -> list[tuple]:
         """Run a nearest-rows statement with iterative index scans (pgvector 0.8+) on only when
         it filters: a filter can leave fewer than k rows in the lists or graph nodes first
@@ -202,13 +238,17 @@ class PostgresSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, ``ts_rank_cd`` scores, higher is better) for the question's terms, best first."""
+        """(ids, ``ts_rank_cd`` scores, higher is better) for the question's terms, best first;
+        ``scope`` in the statement's WHERE."""
         # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
         tokens = list(dict.fromkeys(lexical_tokens(text)))
         if not tokens or k <= 0:
             return _NO_IDS, _NO_SCORES
-        where, params = _filters(exclude_doc_ids, kinds, "tokens @@ q")
+        where, params = _filters(
+            exclude_doc_ids, kinds, "tokens @@ q", scope=self.scope_where(scope)
+        )
         rows = self._fetch(
             f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
             f"to_tsquery('english', %(terms)s) q {where}ORDER BY rank DESC, id LIMIT %(k)s",
