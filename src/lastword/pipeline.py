@@ -30,6 +30,8 @@ from lastword.generate.protocol import SourceKind
 from lastword.refusals import refusal, reword
 from lastword.result import Band, GateSignals, Mechanism, Result, RetrievedPassage, Status
 from lastword.retrieve import retrieve, tuning_from
+from lastword.scope import Scope
+from lastword.scope_refusal import scope_refusal_elsewhere
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
 from lastword.store.protocol import IndexInfo, Store
@@ -132,9 +134,14 @@ class Pipeline:
 
     # ------------------------------------------------------------------ steps
     def inspect(
-        self, question: str, exclude_doc_ids: Collection[str] = (), k: int | None = None
+        self,
+        question: str,
+        exclude_doc_ids: Collection[str] = (),
+        k: int | None = None,
+        scope: Scope | None = None,
     ) -> Result:
-        """Steps 2-4: embed, retrieve, gate. Nothing is refused here and no model runs."""
+        """Steps 2-4: embed, retrieve, gate. Nothing is refused here and no model runs.
+        ``scope``: the part of the library searched, and who asks (``lastword.scope``)."""
         question = check_question(question, self.settings.retrieve.max_question_chars)
         k = k or self.settings.retrieve.k
         # 2-3. Embed and retrieve. The gate's signals always look DEPTH deep, whatever k the
@@ -150,6 +157,7 @@ class Pipeline:
             kinds=self.settings.retrieve.evidence_kinds,
             tuning=self.retrieve_tuning,
             context=self.gate.needs_context,
+            scope=scope,
         )
         # 4. The retrieval gate, on the ranking retrieval produced.
         decision = self.gate.run(question, found.passages, found)
@@ -196,7 +204,9 @@ class Pipeline:
             )
         return Band.WEAK, signals.model_copy(update={"evidence": best})
 
-    def ask(self, question: str, exclude_doc_ids: Collection[str] = ()) -> Result:
+    def ask(
+        self, question: str, exclude_doc_ids: Collection[str] = (), scope: Scope | None = None
+    ) -> Result:
         started = time.perf_counter()
         question = check_question(question, self.settings.retrieve.max_question_chars)
 
@@ -218,16 +228,19 @@ class Pipeline:
             )
 
         # 2-4. Embed, retrieve, gate (``inspect``).
-        result = self.inspect(question, exclude_doc_ids)
+        result = self.inspect(question, exclude_doc_ids, scope=scope)
         timings = {"scope": scope_ms, **result.timings_ms}
         if not result.passages or result.band is Band.WEAK:
             reason = "empty_index" if not self.index_info.passages else "weak_retrieval"
             timings["total"] = (time.perf_counter() - started) * 1000
+            refused = refusal(reason, messages=self.settings.refusals)
+            if scope is not None and scope.filtered and reason == "weak_retrieval":
+                refused = scope_refusal_elsewhere(self, question, exclude_doc_ids, scope, refused)
             return result.model_copy(
                 update={
                     "status": Status.REFUSED,
                     "decided_by": Mechanism.RETRIEVAL_GATE,
-                    "refusal": refusal(reason, messages=self.settings.refusals),
+                    "refusal": refused,
                     "timings_ms": timings,
                 }
             )

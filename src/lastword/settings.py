@@ -602,6 +602,11 @@ class RefusalSettings(Section):
         "papers use can help.",
         description="Retrieval gate: the best passages scored below the gate's weak threshold.",
     )
+    weak_in_scope: str = Field(
+        "Not answered: nothing in {scope} is close enough to this question; {elsewhere}",
+        description="Retrieval gate, in a filtered scope: {scope} names the filter, {elsewhere} "
+        "says whether documents outside it (that the reader may see) match.",
+    )
     generator_declined: str = Field(
         "Not answered: passages were retrieved, but the generator found none that states what "
         "was asked, so it declined to write an answer.",

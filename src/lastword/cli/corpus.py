@@ -18,6 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from lastword.cli.app import app, console, err_console, index_dir, preload_embedder, state
+from lastword.cli.filters import AuthorFilter, CollectionFilter, DocFilter, TagFilter, YearFilter
 from lastword.cli.questions import emit_jsonl, read_questions
 
 # The library is imported inside each command: `lastword --help` and `sources` need none of
@@ -123,8 +124,22 @@ def ingest(
             "(needs lastword\\[ray]; every node must see the files).",
         ),
     ] = None,
+    bib: Annotated[
+        Path | None,
+        typer.Option(
+            "--bib",
+            help="The reference manager's export (.bib BibTeX/BibLaTeX, .json CSL-JSON, .ris): "
+            "titles, authors, years, venues, DOIs, tags and collections; what matched is listed.",
+        ),
+    ] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", "-C", help="Put every file ingested in this collection."),
+    ] = None,
 ) -> None:
-    """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
+    """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped.
+    With --bib, metadata is matched again on every run (changed entries update, nothing is
+    re-embedded)."""
     from lastword.embed.for_index import embedder_for_index
     from lastword.ingest import index_embedder, ingest_paths
     from lastword.store.open import describe_location
@@ -160,9 +175,15 @@ def ingest(
             sync=sync,
             progress=_RichProgress(),
             store_settings=settings.store,
+            library=bib,
+            collections=collection or (),
         )
     _print_report(report)
     from lastword.cli.render import safe
+
+    if report.library is not None:
+        for line in report.library.lines():
+            console.print(safe(line), soft_wrap=True)
     from lastword.gate.auto import calibrate_after_ingest
 
     calibration = calibrate_after_ingest(settings, target, chosen)
@@ -208,20 +229,33 @@ def inspect(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    collection: CollectionFilter = None,
+    year: YearFilter = None,
+    author: AuthorFilter = None,
+    tag: TagFilter = None,
+    doc: DocFilter = None,
 ) -> None:
-    """Show what retrieval finds for a question: top-k passages with scores. No generation."""
+    """Show what retrieval finds for a question: top-k passages with scores. No generation.
+    --collection, --year, --author, --tag and --doc search a part of the library only."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
     preload_embedder()
+    from lastword.cli.filters import check_scope, scope_from
     from lastword.cli.render import safe
     from lastword.pipeline import Pipeline
 
+    scope = scope_from(collection, year, author, tag, doc)
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
+        check_scope(pipeline.store, scope)
         if questions is not None:
-            emit_jsonl(read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting")
+            emit_jsonl(
+                read_questions(questions),
+                lambda q: pipeline.inspect(q, k=k, scope=scope),
+                "inspecting",
+            )
             return
         assert question is not None
-        result = pipeline.inspect(question, k=k)
+        result = pipeline.inspect(question, k=k, scope=scope)
         if as_json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         else:
