@@ -303,6 +303,8 @@ def sources(index: IndexOption = None) -> None:
         table.add_column("document", overflow="fold", style="dim")
         table.add_column("pages", justify="right")
         table.add_column("passages", justify="right")
+        table.add_column("year")
+        table.add_column("authors")
         table.add_column("added")
         for doc in store.documents():
             table.add_row(
@@ -310,6 +312,8 @@ def sources(index: IndexOption = None) -> None:
                 safe(str(doc.metadata.get("path") or doc.doc_id)),
                 _pages(doc.pages, doc.metadata),
                 str(doc.passages),
+                str(doc.metadata.get("year", "")),
+                safe(_authors(doc.metadata)),
                 doc.added_at[:10],
             )
         console.print(table)
@@ -318,6 +322,15 @@ def sources(index: IndexOption = None) -> None:
             f"fingerprint {info.fingerprint}, updated {info.updated_at}"
         )
         console.print(gate_line(state.settings, store))
+
+
+def _authors(metadata: dict) -> str:
+    """The first author's family name, "et al." for more (from a --bib library)."""
+    authors = metadata.get("authors") or []
+    if not isinstance(authors, list) or not authors:
+        return ""
+    first = str(authors[0]).split()[-1] if str(authors[0]).split() else ""
+    return first + (" et al." if len(authors) > 1 else "")
 
 
 def _pages(pages: int | None, metadata: dict) -> str:

@@ -396,7 +396,7 @@ def match_library(
         if chosen is None:
             report.unmatched_documents.append(doc.shown)
             continue
-        if chosen.doi and page_dois and chosen.doi not in page_dois and how != "doi":
+        if chosen.doi and page_dois and not _doi_agrees(chosen.doi, page_dois) and how != "doi":
             report.conflicts.append(
                 f"{doc.shown}: entry {chosen.key} (matched by {how}) has DOI {chosen.doi}, but "
                 f"page 1 shows {', '.join(page_dois[:2])}; not applied"
@@ -415,6 +415,11 @@ def match_library(
         found.append((Match(doc.doc_id, doc.shown, chosen.key, how), chosen))
     report.unmatched_entries = [e.key for e in entries if e.key not in used]
     return found
+
+
+def _doi_agrees(doi: str, page_dois: Sequence[str]) -> bool:
+    """Whether a page shows this DOI (or its start, cut by a line break in the PDF)."""
+    return any(doi == d or (len(d) >= 12 and doi.startswith(d)) for d in page_dois)
 
 
 #: the metadata keys a library entry owns (replaced on every apply; absent fields removed)
