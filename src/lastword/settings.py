@@ -276,6 +276,21 @@ class RetrieveSettings(Section):
     )
 
 
+class LibrarySettings(Section):
+    """Collections and who may read them (docs/library.md)."""
+
+    open_documents: bool = Field(
+        True,
+        description="Documents in no collection that has readers are visible to every signed-in "
+        "reader (false: only to administrators).",
+    )
+    room_collections: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Chat rooms bound to collections: room id -> the collections it answers "
+        "from (a bound room asks only those, as reader room:ID).",
+    )
+
+
 class ScopeSettings(Section):
     out_of_scope: list[str] = Field(
         default_factory=list, description="A question containing any of these terms is refused."
@@ -923,6 +938,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)
     scope: ScopeSettings = Field(default_factory=ScopeSettings)
+    library: LibrarySettings = Field(default_factory=LibrarySettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
 from lastword.web.errors import WebError
+from lastword.web.library import user_scope
 from lastword.web.reading import SERVED_TYPES, display_name, file_key
 from lastword.web.security import Reader
 
@@ -22,12 +23,16 @@ DOCUMENT_POLICY = "default-src 'none'; object-src 'self'; frame-ancestors 'self'
 
 
 @router.get("/documents/{key}")
-def document_file(request: Request, _: Reader, key: str) -> Response:
+def document_file(request: Request, user: Reader, key: str) -> Response:
     state = request.app.state.lastword
     if not state.has_index or not key.isalnum():
         raise WebError(404, "not_found", "no such document")
+    scope = user_scope(state, user)
     with state.open_store() as store:
-        documents = {d.doc_id: d for d in store.documents()}
+        allowed = store.scope_documents(scope)  # a document the reader may not see: "no such"
+        documents = {
+            d.doc_id: d for d in store.documents() if allowed is None or d.doc_id in allowed
+        }
         # every path a document is known at (one file under two names is one document)
         paths = getattr(store, "sources", dict)()
     for doc_id, document in documents.items():

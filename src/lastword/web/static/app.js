@@ -36,7 +36,8 @@
       if (progress) progress.hidden = false;
       form.querySelector("button").disabled = true;
       try {
-        const url = form.dataset.fragment + "?q=" + encodeURIComponent(q);
+        // every field of the form: the question and the filter bar
+        const url = form.dataset.fragment + "?" + new URLSearchParams(new FormData(form)).toString();
         const response = await fetch(url, { headers: { Accept: "text/html" } });
         const html = await response.text();
         const doc = new DOMParser().parseFromString(html, "text/html");
