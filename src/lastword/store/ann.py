@@ -201,6 +201,6 @@ def neighbours_within(graph, query: np.ndarray, n: int, admit) -> np.ndarray:  #
     graph.set_ef(max(graph.ef, n))
     try:
         labels, _ = graph.knn_query(query.reshape(1, -1), k=n, filter=admit)
-    except RuntimeError:  # fewer admitted elements than n: take what the walk found
-        labels, _ = graph.knn_query(query.reshape(1, -1), k=max(1, n // 4), filter=admit)
+    except RuntimeError:  # the walk found fewer than n: the caller searches exactly
+        return np.empty(0, dtype=np.int64)
     return labels[0].astype(np.int64)

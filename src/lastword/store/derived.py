@@ -317,9 +317,12 @@ class DerivedFiles:
             return ivf.search(
                 graph, query, k, probes=self.settings.ivf_probes * 2, keep=lambda r: within[r]
             )
-        labels = ann.neighbours_within(
-            graph, query, max(self.settings.ann_candidates, k), _label_filter(ids, within)
-        )
+        # the walk keeps ef admitted candidates; as a share of all rows they are sparser, so
+        # it looks as far as the unfiltered walk would among the same number of rows
+        share = max(float(within.mean()), 1e-3)
+        wanted = min(int(max(self.settings.ann_candidates, k) / share**0.5), 2000)
+        wanted = min(wanted, int(within.sum()))
+        labels = ann.neighbours_within(graph, query, wanted, _label_filter(ids, within))
         return ann.rescore(labels, matrix, ids, query, k, keep=lambda r: within[r])
 
     def _load_graph(self, passages: int, dim: int) -> object | None:

@@ -131,21 +131,28 @@ class LocalSearch(HitsFromIds):
         if allowed is not None:
             if not len(allowed):
                 return _NO_IDS, _NO_SCORES
-            return self._search_scoped(matrix, ids, query, k, excluded, kinds, allowed)
-        found = self._search_graph(matrix, ids, query, k, excluded, kinds)
-        if found is not None:
-            rows, scores = found
-            return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+            found = self._search_scoped(matrix, ids, query, k, excluded, kinds, allowed)
+            if found is not None:
+                return found
+        else:
+            found = self._search_graph(matrix, ids, query, k, excluded, kinds)
+            if found is not None:
+                rows, scores = found
+                return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
         blocked = self._blocked(ids, excluded, kinds, allowed)
         if len(ids) >= self.settings.int8_min_passages:
             found = self._search_int8(loaded, query, k, blocked)
             if found is not None:
                 rows, scores = found
+                if blocked is not None:  # never a blocked row, even when fewer than k remain
+                    rows, scores = rows[~blocked[rows]], scores[~blocked[rows]]
                 return ids[rows].astype(np.int64), scores.astype(np.float64)
         scores = matrix @ query
         if blocked is not None:
             scores[blocked] = -np.inf
         top = int8.best_first(scores, k)
+        if blocked is not None:
+            top = top[~blocked[top]]
         return ids[top].astype(np.int64), scores[top].astype(np.float64)
 
     def _search_scoped(
@@ -157,7 +164,7 @@ class LocalSearch(HitsFromIds):
         excluded: np.ndarray | None,
         kinds: Collection[str] | None,
         allowed: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """A scoped search: exactly over the scope's rows alone when they are few (at most
         ``[store] scope_exact_share`` of the matrix) or there is no graph, else through the
         graph, its walk admitting only the scope's rows (``_search_graph_within``)."""
@@ -169,6 +176,9 @@ class LocalSearch(HitsFromIds):
             if found is not None:
                 graph_rows, scores = found
                 return ids[graph_rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+            # no graph: the whole matrix's exact search (int8 pass included) with the other
+            # rows blocked: a gather of a large share of the rows costs more than that
+            return None
         if excluded is not None and len(excluded):
             rows = rows[~np.isin(ids[rows], excluded)]
         if kinds is not None:
@@ -180,6 +190,8 @@ class LocalSearch(HitsFromIds):
         return ids[rows[top]].astype(np.int64), scores[top].astype(np.float64)
 
     def _search_graph_within(self, *args: object) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+    def _rows_mask(self, allowed: np.ndarray, ids: np.ndarray) -> np.ndarray: ...
 
     def _blocked(
         self,
@@ -193,7 +205,7 @@ class LocalSearch(HitsFromIds):
         the same one."""
         blocked = None
         if allowed is not None:
-            blocked = ~np.isin(ids, allowed, assume_unique=True)
+            blocked = ~self._rows_mask(allowed, ids)  # kept per scope and generation
         if excluded is not None and len(excluded):
             out = np.isin(ids, excluded, assume_unique=True)
             blocked = out if blocked is None else blocked | out

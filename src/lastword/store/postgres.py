@@ -101,7 +101,7 @@ class PostgresStore(PostgresExtras, PostgresLibrary, PostgresSearch):
         self._embedder: EmbedderInfo | None = None
         self._hnsw_iterative = False
         #: each reader connection's iterative-scan mode, by id(conn) (``_fetch_nearest``)
-        self._scan_modes: dict[int, str] = {}
+        self._scan_modes: dict[Any, Any] = {}
         #: "half" or "full": what the vector index holds (read from it; None: not read yet)
         self._precision: str | None = None
         self._prepare(connection)

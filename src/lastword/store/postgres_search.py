@@ -105,7 +105,7 @@ class PostgresSearch(HitsFromIds):
     def _conn(self) -> contextlib.AbstractContextManager[Any]: ...  # provided by PostgresStore
 
     _hnsw_iterative: bool  # set by PostgresStore: pgvector 0.8+ (iterative scans)
-    _scan_modes: dict[int, str]  # set by PostgresStore: each reader connection's scan mode
+    _scan_modes: dict[Any, Any]  # set by PostgresStore: each reader connection's scan mode, ef
 
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by PostgresStore
@@ -173,7 +173,8 @@ class PostgresSearch(HitsFromIds):
         filters, params = _filters(exclude_doc_ids, kinds, scope=scoped)
         columns = _NEAREST_COLUMNS if whole else "id"
         passages, vector, k = self._t("passages"), "%(query)b::vector", int(k)
-        if scoped[0] and self._scope_is_small(scoped):
+        share = self._scope_share(scoped) if scoped[0] else 1.0
+        if scoped[0] and share <= float(self.settings.scope_exact_share):
             # "+ 0": an expression the vector index cannot order, so the planner takes the
             # scope's rows by their doc_id and orders them exactly
             sql = (
@@ -200,24 +201,27 @@ class PostgresSearch(HitsFromIds):
             sql = (
                 f"SELECT {_HIT_COLUMNS} FROM ({sql}) h JOIN {self._t('documents')} d USING (doc_id)"
             )
-        rows = self._fetch_nearest(sql, {"query": QueryVector(query), **params}, bool(params))
+        ef = None
+        if scoped[0] and share < 1.0:  # a scope's rows are sparser in the graph: look further
+            ef = min(1000, int(int(self.settings.pg_ef_search) / max(share, 1e-3) ** 0.5))
+        rows = self._fetch_nearest(sql, {"query": QueryVector(query), **params}, bool(params), ef)
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[-1], row[0]))
         return rows
 
-    def _scope_is_small(self, scoped: tuple[str, dict]) -> bool:
-        """Whether a scope holds at most ``scope_exact_share`` of the passages (one count
-        through the doc_id index, against the planner's row estimate of the table)."""
-        share = float(self.settings.scope_exact_share)
+    def _scope_share(self, scoped: tuple[str, dict]) -> float:
+        """The share of the passages a scope holds (one count through the doc_id index,
+        against the planner's row estimate of the table)."""
         ((inside, total),) = self._fetch(
             f"SELECT (SELECT COUNT(*) FROM {self._t('passages')} WHERE {scoped[0]}), "
             "(SELECT GREATEST(reltuples, 1) FROM pg_class WHERE oid = %(sc_table)s::regclass)",
             {**scoped[1], "sc_table": self._t("passages")},
         )
-        total = max(float(total or 1), 1.0)
-        return inside <= share * total
+        return min(1.0, inside / max(float(total or 1), 1.0))
 
-    def _fetch_nearest(self, sql: str, params: dict[str, Any], filtered: bool) -> list[tuple]:
+    def _fetch_nearest(
+        self, sql: str, params: dict[str, Any], filtered: bool, ef: int | None = None
+    ) -> list[tuple]:
         """Run a nearest-rows statement with iterative index scans (pgvector 0.8+) on only when
         it filters: a filter can leave fewer than k rows in the lists or graph nodes first
         scanned, so the scan goes on; without one the first scan holds them, and setting
@@ -230,6 +234,10 @@ class PostgresSearch(HitsFromIds):
                 conn.execute(f"SET hnsw.iterative_scan = {mode}")
                 conn.execute(f"SET ivfflat.iterative_scan = {mode}")
                 self._scan_modes[id(conn)] = mode
+            wanted_ef = int(ef or self.settings.pg_ef_search)
+            if conn.autocommit and self._scan_modes.get(("ef", id(conn))) != wanted_ef:
+                conn.execute(f"SET hnsw.ef_search = {wanted_ef}")
+                self._scan_modes[("ef", id(conn))] = wanted_ef
             return conn.execute(sql, params).fetchall()
 
     def search_lexical_ids(
