@@ -60,6 +60,31 @@ def postgres_schema(schema: str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class ScopeRows:
+    """A scope's passages over one id array: their rows, a mask, and a byte per passage id
+    (``bits[id]``: 1 when admitted) for a graph walk's filter."""
+
+    allowed: np.ndarray
+    ids: np.ndarray
+    rows: np.ndarray
+    mask: np.ndarray
+    bits: bytes
+
+    @classmethod
+    def of(cls, allowed: np.ndarray, ids: np.ndarray) -> ScopeRows:
+        at = np.searchsorted(ids, allowed)
+        inside = at < len(ids)
+        rows = at[inside][ids[at[inside]] == allowed[inside]]
+        mask = np.zeros(len(ids), dtype=bool)
+        mask[rows] = True
+        mask.flags.writeable = False
+        top = int(ids[-1]) + 1 if len(ids) else 0
+        bits = np.zeros(top, dtype=np.uint8)
+        bits[ids[rows]] = 1
+        return cls(allowed, ids, rows, mask, bits.tobytes())
+
+
+@dataclass(frozen=True)
 class CollectionInfo:
     name: str
     documents: int
@@ -228,13 +253,16 @@ class LocalLibrary:
     def _rows_mask(self, allowed: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Which of ``ids`` (ascending) are among ``allowed`` (a scope's, cached): kept with
         the scope's ids, so a repeated scope costs no pass over a million rows."""
-        key = ("mask", id(allowed), id(ids), len(ids))
+        return self._scope_rows(allowed, ids).mask
+
+    def _scope_rows(self, allowed: np.ndarray, ids: np.ndarray) -> ScopeRows:
+        """A scope's passages as rows of ``ids`` (the matrix's or the postings'), kept with
+        the scope's ids for as long as those are held."""
+        key = ("rows", id(allowed), id(ids), len(ids))
         found = self._scoped.get(key)
-        if found is None or found[0] is not allowed or found[1] is not ids:
-            mask = np.isin(ids, allowed, assume_unique=True)
-            mask.flags.writeable = False
-            self._scoped[key] = found = (allowed, ids, mask)
-        return found[2]
+        if found is None or found.allowed is not allowed or found.ids is not ids:
+            found = self._scoped[key] = ScopeRows.of(allowed, ids)
+        return found
 
     def collections(self, scope: Scope | None = None) -> list[CollectionInfo]:
         """Every collection (for a reader: those they may read), with its documents' count."""

@@ -35,6 +35,7 @@ from lastword.store.hits import (
     stored_flags,
     stored_passage,
 )
+from lastword.store.library import ScopeRows
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
 # matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
@@ -168,11 +169,10 @@ class LocalSearch(HitsFromIds):
         """A scoped search: exactly over the scope's rows alone when they are few (at most
         ``[store] scope_exact_share`` of the matrix) or there is no graph, else through the
         graph, its walk admitting only the scope's rows (``_search_graph_within``)."""
-        at = np.searchsorted(ids, allowed)
-        inside = at < len(ids)
-        rows = at[inside][ids[at[inside]] == allowed[inside]]  # a row per admitted passage
+        scoped = self._scope_rows(allowed, ids)  # kept per scope and generation
+        rows = scoped.rows  # a row per admitted passage
         if len(rows) > self.settings.scope_exact_share * len(ids):
-            found = self._search_graph_within(matrix, ids, query, k, excluded, kinds, rows)
+            found = self._search_graph_within(matrix, ids, query, k, excluded, kinds, scoped)
             if found is not None:
                 graph_rows, scores = found
                 return ids[graph_rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
@@ -192,6 +192,8 @@ class LocalSearch(HitsFromIds):
     def _search_graph_within(self, *args: object) -> tuple[np.ndarray, np.ndarray] | None: ...
 
     def _rows_mask(self, allowed: np.ndarray, ids: np.ndarray) -> np.ndarray: ...
+
+    def _scope_rows(self, allowed: np.ndarray, ids: np.ndarray) -> ScopeRows: ...
 
     def _blocked(
         self,
