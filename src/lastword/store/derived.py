@@ -326,7 +326,7 @@ class DerivedFiles:
         # the walk keeps ef admitted candidates; as a share of all rows they are sparser, so
         # it looks as far as the unfiltered walk would among the same number of rows
         share = max(admitted / len(ids), 1e-3)
-        wanted = min(int(max(self.settings.ann_candidates, k) / share**0.5), 2000, admitted)
+        wanted = min(int(max(self.settings.ann_candidates, k) / share), 2000, admitted)
         # bytes.__getitem__: hnswlib calls it per node reached, with no Python frame
         labels = ann.neighbours_within(graph, query, wanted, bits.__getitem__)
         return ann.rescore(labels, matrix, ids, query, k, keep=lambda r: within[r])

@@ -38,12 +38,34 @@ class PostgresLibrary:
     def _require_writer(self) -> None: ...
 
     def scope_where(self, scope: Scope | None, column: str = "doc_id") -> tuple[str, dict]:
-        """``column IN (the documents scope admits)`` and its parameters; ("", {}) for all."""
+        """``column = ANY(the documents scope admits)`` and its parameters; ("", {}) for all.
+        The documents are found by ``scope_condition`` once per scope and committed
+        generation (one meta read per search checks the generation)."""
         if scope is None or not scope.restricted:
             return "", {}
-        condition, params = scope_condition(scope, "postgres", self._t)
-        sql = f"{column} IN (SELECT d.doc_id FROM {self._t('documents')} d WHERE {condition})"
-        return sql, params  # type: ignore[return-value]
+        docs, _ = self._scope_docs(scope)
+        return f"{column} = ANY(%(scope_docs)s)", {"scope_docs": docs}
+
+    def _scope_docs(self, scope: Scope) -> tuple[list[str], float]:
+        """(the documents a scope admits, the share of the passages they hold), cached."""
+        generation = self._fetch(f"SELECT value FROM {self._t('meta')} WHERE key = 'generation'")
+        key = (generation[0][0] if generation else "", scope)
+        cache = self.__dict__.setdefault("_scope_cache", {})
+        if self._dirty or (found := cache.get(key)) is None:
+            condition, params = scope_condition(scope, "postgres", self._t)
+            rows = self._fetch(
+                f"SELECT d.doc_id, (SELECT COUNT(*) FROM {self._t('passages')} p "
+                f"WHERE p.doc_id = d.doc_id) FROM {self._t('documents')} d WHERE {condition}",
+                params,
+            )
+            ((total,),) = self._fetch(f"SELECT COUNT(*) FROM {self._t('passages')}")
+            docs = sorted(row[0] for row in rows)
+            found = (docs, sum(int(row[1]) for row in rows) / max(int(total), 1))
+            if not self._dirty:
+                if len(cache) > 64:
+                    cache.clear()
+                cache[key] = found
+        return found
 
     def scope_documents(self, scope: Scope | None) -> list[str] | None:
         if scope is None or not scope.restricted:

@@ -114,6 +114,8 @@ class PostgresSearch(HitsFromIds):
 
     def scope_where(self, scope: Scope | None, column: str = "doc_id") -> tuple[str, dict]: ...
 
+    def _scope_docs(self, scope: Scope) -> tuple[list[str], float]: ...
+
     def search(
         self,
         query: np.ndarray,
@@ -173,7 +175,7 @@ class PostgresSearch(HitsFromIds):
         filters, params = _filters(exclude_doc_ids, kinds, scope=scoped)
         columns = _NEAREST_COLUMNS if whole else "id"
         passages, vector, k = self._t("passages"), "%(query)b::vector", int(k)
-        share = self._scope_share(scoped) if scoped[0] else 1.0
+        share = self._scope_docs(scope)[1] if scoped[0] and scope is not None else 1.0
         if scoped[0] and share <= float(self.settings.scope_exact_share):
             # "+ 0": an expression the vector index cannot order, so the planner takes the
             # scope's rows by their doc_id and orders them exactly
@@ -208,16 +210,6 @@ class PostgresSearch(HitsFromIds):
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[-1], row[0]))
         return rows
-
-    def _scope_share(self, scoped: tuple[str, dict]) -> float:
-        """The share of the passages a scope holds (one count through the doc_id index,
-        against the planner's row estimate of the table)."""
-        ((inside, total),) = self._fetch(
-            f"SELECT (SELECT COUNT(*) FROM {self._t('passages')} WHERE {scoped[0]}), "
-            "(SELECT GREATEST(reltuples, 1) FROM pg_class WHERE oid = %(sc_table)s::regclass)",
-            {**scoped[1], "sc_table": self._t("passages")},
-        )
-        return min(1.0, inside / max(float(total or 1), 1.0))
 
     def _fetch_nearest(
         self, sql: str, params: dict[str, Any], filtered: bool, ef: int | None = None
