@@ -205,7 +205,7 @@ class PostgresSearch(HitsFromIds):
             )
         ef = None
         if scoped[0] and share < 1.0:  # a scope's rows are sparser in the graph: look further
-            ef = min(1000, int(int(self.settings.pg_ef_search) / max(share, 1e-3) ** 0.5))
+            ef = min(1000, int(int(self.settings.pg_ef_search) / max(share, 1e-3)))
         rows = self._fetch_nearest(sql, {"query": QueryVector(query), **params}, bool(params), ef)
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[-1], row[0]))
