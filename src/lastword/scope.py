@@ -156,3 +156,28 @@ def make_scope(
 
 #: the whole library, for callers that ask as an administrator (the local CLI)
 EVERYTHING = Scope()
+
+#: "in the Salmonella collection: ..." / "in collection Salmonella, ..." at a message's start
+_IN_COLLECTION = re.compile(
+    r"^\s*in\s+(?:the\s+(?P<a>[^:,]{1,80}?)\s+collection|collection\s+(?P<b>[^:,]{1,80}?))"
+    r"\s*[:,]\s*(?P<rest>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def chat_scope(
+    room: str, text: str, room_collections: dict[str, list[str]], open_documents: bool = True
+) -> tuple[Scope, str]:
+    """A chat message's scope and its question: the room asks as reader ``room:ID`` (it sees
+    the collections naming it, and open documents), within the collections the room is bound
+    to (``[library] room_collections``) and any named at the start ("in the X collection: ...")."""
+    named: list[str] = []
+    match = _IN_COLLECTION.match(text)
+    if match:
+        named = [(match.group("a") or match.group("b")).strip()]
+        text = match.group("rest").strip()
+    bound = list(room_collections.get(room, []))
+    if bound and named and not set(named) & set(bound):
+        named = ["\u0000"]  # a collection outside the room's binding: nothing is searched
+    reader = Reader(name="", room=room, open_documents=open_documents)
+    return make_scope(collections=named or bound or None, reader=reader), text

@@ -210,3 +210,32 @@ def test_evaluation_and_jobs_are_closed_to_readers(library: Library):
         assert polly.get("/api/jobs/1").status_code == 404
     with _client(library, "ada") as admin:
         assert admin.get("/api/eval").status_code == 200
+
+
+def test_chat_rooms_answer_from_their_collections_only(library: Library):
+    """The chat assistant's scope (``chat_scope``): a room bound to Poultry, a room that is a
+    reader of Other, and a room with neither, through the server's own pipeline."""
+    from lastword.scope import chat_scope
+
+    pipeline = library.app.state.lastword.pipeline()
+    bound = {"!poultry:lab": ["Poultry"]}
+    scope, question = chat_scope("!poultry:lab", PANDA_Q, bound)
+    refused = pipeline.ask(question, scope=scope)
+    assert refused.status.value == "refused"
+    assert not _leaks(refused.model_dump_json(), OTHER, library)
+    # the bound room asks as reader room:ID, which no collection names: not even Poultry
+    assert not refused.passages
+    # a room named among Other's readers sees Other
+    with library.app.state.lastword.open_store(write=True) as store:
+        store.set_readers("Other", ["room:!other:lab"])
+        store.commit()
+        store.refresh_derived()
+    scope, question = chat_scope("!other:lab", f"in the Other collection: {PANDA_Q}", {})
+    assert question == PANDA_Q and scope.collections == {"Other"}
+    answered = library.app.state.lastword.pipeline().ask(question, scope=scope)
+    assert answered.status.value == "answered"
+    assert not _leaks(answered.model_dump_json(), POULTRY, library)
+    # a room with no binding and no readership sees no restricted collection
+    scope, question = chat_scope("!elsewhere:lab", GARLIC_Q, {})
+    nothing = library.app.state.lastword.pipeline().ask(question, scope=scope)
+    assert nothing.status.value == "refused" and not nothing.passages

@@ -31,6 +31,7 @@ from lastword.errors import ConfigError, InputError, ProviderError
 from lastword.pipeline import Pipeline
 from lastword.refusals import VERIFIER_REASONS
 from lastword.result import Mechanism, Refusal, Result, RetrievedPassage, Status
+from lastword.scope import chat_scope
 from lastword.settings import Settings
 from lastword.statedir import state_dir
 from lastword.websearch.budget import Budget
@@ -96,8 +97,16 @@ class Assistant:
         question = corpus_question(
             message.text, chat.trigger_phrases, chat.corpus_phrases, (self.persona.name,)
         )
+        # the room asks as reader room:ID, within its bound collections (docs/library.md)
+        library = self.settings.library
+        scope, question = chat_scope(
+            message.chat_id,
+            question or message.text,
+            library.room_collections,
+            library.open_documents,
+        )
         try:
-            result = self.pipeline.ask(question or message.text)
+            result = self.pipeline.ask(question, scope=scope)
         except InputError as exc:
             return self._bad_input(message.text, exc)
         if (

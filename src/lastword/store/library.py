@@ -203,6 +203,9 @@ def check_collection_name(name: str) -> str:
     return name
 
 
+_ALL = np.empty(0, dtype=np.int64)  # cached: the scope admits every passage
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -235,7 +238,7 @@ class LocalLibrary:
             return None
         key = (self._generation(), scope)
         if not self._conn.in_transaction and (found := self._scoped.get(key)) is not None:
-            return found
+            return None if found is _ALL else found
         sql, params = scope_condition(scope, "sqlite")
         rows = self._conn.execute(
             "SELECT id FROM passages WHERE doc_id IN "
@@ -244,11 +247,13 @@ class LocalLibrary:
         )
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64)
         ids.flags.writeable = False
+        (total,) = self._conn.execute("SELECT COUNT(*) FROM passages").fetchone()
+        everything = len(ids) == total  # a reader who may see all: the unscoped search
         if not self._conn.in_transaction:
             if len(self._scoped) > 64:
                 self._scoped.clear()
-            self._scoped[key] = ids
-        return ids
+            self._scoped[key] = _ALL if everything else ids
+        return None if everything else ids
 
     def _rows_mask(self, allowed: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Which of ``ids`` (ascending) are among ``allowed`` (a scope's, cached): kept with

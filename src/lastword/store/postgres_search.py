@@ -172,10 +172,12 @@ class PostgresSearch(HitsFromIds):
         if k <= 0:
             return []
         scoped = self.scope_where(scope)
+        share = self._scope_docs(scope)[1] if scoped[0] and scope is not None else 1.0
+        if share >= 1.0:
+            scoped = ("", {})  # the scope admits every passage: the unscoped search
         filters, params = _filters(exclude_doc_ids, kinds, scope=scoped)
         columns = _NEAREST_COLUMNS if whole else "id"
         passages, vector, k = self._t("passages"), "%(query)b::vector", int(k)
-        share = self._scope_docs(scope)[1] if scoped[0] and scope is not None else 1.0
         if scoped[0] and share <= float(self.settings.scope_exact_share):
             # "+ 0": an expression the vector index cannot order, so the planner takes the
             # scope's rows by their doc_id and orders them exactly
