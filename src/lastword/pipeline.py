@@ -31,7 +31,7 @@ from lastword.refusals import refusal, reword
 from lastword.result import Band, GateSignals, Mechanism, Result, RetrievedPassage, Status
 from lastword.retrieve import retrieve, tuning_from
 from lastword.scope import Scope
-from lastword.scope_refusal import scope_refusal_elsewhere
+from lastword.scope_refusal import scope_check
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
 from lastword.store.protocol import IndexInfo, Store
@@ -230,12 +230,14 @@ class Pipeline:
         # 2-4. Embed, retrieve, gate (``inspect``).
         result = self.inspect(question, exclude_doc_ids, scope=scope)
         timings = {"scope": scope_ms, **result.timings_ms}
-        if not result.passages or result.band is Band.WEAK:
+        # a filtered scope: the gate's verdict checked against the reader's whole library
+        in_scope = None
+        if scope is not None and scope.filtered and self.index_info.passages:
+            in_scope = scope_check(self, question, exclude_doc_ids, scope, result)
+        if not result.passages or result.band is Band.WEAK or in_scope is not None:
             reason = "empty_index" if not self.index_info.passages else "weak_retrieval"
             timings["total"] = (time.perf_counter() - started) * 1000
-            refused = refusal(reason, messages=self.settings.refusals)
-            if scope is not None and scope.filtered and reason == "weak_retrieval":
-                refused = scope_refusal_elsewhere(self, question, exclude_doc_ids, scope, refused)
+            refused = in_scope or refusal(reason, messages=self.settings.refusals)
             return result.model_copy(
                 update={
                     "status": Status.REFUSED,

@@ -622,6 +622,11 @@ class RefusalSettings(Section):
         description="Retrieval gate, in a filtered scope: {scope} names the filter, {elsewhere} "
         "says whether documents outside it (that the reader may see) match.",
     )
+    outranked_in_scope: str = Field(
+        "Not answered: the passages closest to this question are outside {scope}; {elsewhere}",
+        description="Retrieval gate, in a filtered scope: the reader's whole library ranks a "
+        "document outside the scope first, so the gate's pass inside it is not trusted.",
+    )
     generator_declined: str = Field(
         "Not answered: passages were retrieved, but the generator found none that states what "
         "was asked, so it declined to write an answer.",
