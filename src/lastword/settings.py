@@ -618,12 +618,14 @@ class RefusalSettings(Section):
         description="Retrieval gate: the best passages scored below the gate's weak threshold.",
     )
     weak_in_scope: str = Field(
-        "Not answered: nothing in {scope} is close enough to this question; {elsewhere}",
+        "Not answered: the retrieval gate found nothing in {scope} close enough to this "
+        "question; {elsewhere}",
         description="Retrieval gate, in a filtered scope: {scope} names the filter, {elsewhere} "
         "says whether documents outside it (that the reader may see) match.",
     )
     outranked_in_scope: str = Field(
-        "Not answered: the passages closest to this question are outside {scope}; {elsewhere}",
+        "Not answered: the retrieval gate passed inside {scope}, but the passages closest to "
+        "this question are outside it; {elsewhere}",
         description="Retrieval gate, in a filtered scope: the reader's whole library ranks a "
         "document outside the scope first, so the gate's pass inside it is not trusted.",
     )
