@@ -74,9 +74,9 @@ def main() -> int:
                 result = pipeline.ask(row["question"], scope=scope)
                 counts[f"{kind} {way} {result.status.value}"] += 1
                 reason = result.refusal.reason if result.refusal else ""
-                if way == "wrong" and reason == "weak_in_scope":
+                if way == "wrong" and reason in ("weak_in_scope", "outranked_in_scope"):
                     elsewhere = "elsewhere in the library match." in result.refusal.message
-                    counts[f"wrong: scope message, elsewhere={elsewhere}"] += 1
+                    counts[f"wrong: {reason}, elsewhere={elsewhere}"] += 1
     for key in sorted(counts):
         print(f"  {key:<48} {counts[key]}")
     return 0
