@@ -177,12 +177,13 @@ class LocalSearch(HitsFromIds):
         graph, its walk admitting only the scope's rows (``_search_graph_within``)."""
         scoped = self._scope_rows(allowed, ids)  # kept per scope and generation
         rows = scoped.rows  # a row per admitted passage
-        if len(rows) > self.settings.scope_exact_share * len(ids) and len(ids) >= SCOPE_WALK_MIN:
-            found = self._search_graph_within(matrix, ids, query, k, excluded, kinds, scoped)
-            if found is not None:
-                graph_rows, scores = found
-                return ids[graph_rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
-            # no graph: the whole matrix's exact search (int8 pass included) with the other
+        if len(rows) > self.settings.scope_exact_share * len(ids):
+            if len(ids) >= SCOPE_WALK_MIN:
+                found = self._search_graph_within(matrix, ids, query, k, excluded, kinds, scoped)
+                if found is not None:
+                    graph_rows, scores = found
+                    return ids[graph_rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+            # no walk: the whole matrix's exact search (int8 pass included) with the other
             # rows blocked: a gather of a large share of the rows costs more than that
             return None
         if excluded is not None and len(excluded):
