@@ -99,7 +99,10 @@ def library(request, papers_index_built: Path, tmp_path_factory, minilm) -> Iter
     accounts.set_groups("polly", add=("poultry-lab",))
     tokens = {name: accounts.create_token(name) for name in ("polly", "otto", "ada")}
     server, port = start_uvicorn(app)
-    yield Library(f"http://127.0.0.1:{port}", app, tokens, docs)
+    with pytest.MonkeyPatch.context() as patch:
+        # the filtered graph walk at this size too (it starts at 100k passages)
+        patch.setattr("lastword.store.local_search.SCOPE_WALK_MIN", 0)
+        yield Library(f"http://127.0.0.1:{port}", app, tokens, docs)
     stop_uvicorn(server)
 
 
