@@ -46,6 +46,8 @@ from lastword.result import (
     Status,
 )
 from lastword.retrieve import retrieve, tuning_from
+from lastword.scope import Scope
+from lastword.scope_refusal import scope_check
 from lastword.settings import Settings, Thresholds
 from lastword.store.open import open_store
 from lastword.store.protocol import IndexInfo, Store
@@ -160,13 +162,22 @@ class Pipeline:
 
     # ------------------------------------------------------------------ steps
     def inspect(
-        self, question: str, exclude_doc_ids: Collection[str] = (), k: int | None = None
+        self,
+        question: str,
+        exclude_doc_ids: Collection[str] = (),
+        k: int | None = None,
+        scope: Scope | None = None,
     ) -> Result:
-        """Steps 2-5: embed, retrieve, read, gate. Nothing is refused here; no generator runs."""
-        return self._inspect(question, exclude_doc_ids, k)[0]
+        """Steps 2-5: embed, retrieve, read, gate. Nothing is refused here; no generator runs.
+        ``scope``: the part of the library searched, and who asks (``lastword.scope``)."""
+        return self._inspect(question, exclude_doc_ids, k, scope)[0]
 
     def _inspect(
-        self, question: str, exclude_doc_ids: Collection[str] = (), k: int | None = None
+        self,
+        question: str,
+        exclude_doc_ids: Collection[str] = (),
+        k: int | None = None,
+        scope: Scope | None = None,
     ) -> tuple[Result, Reading | None]:
         question = check_question(question, self.settings.retrieve.max_question_chars)
         k = k or self.settings.retrieve.k
@@ -183,6 +194,7 @@ class Pipeline:
             kinds=self.settings.retrieve.evidence_kinds,
             tuning=self.retrieve_tuning,
             context=self.gate.needs_context,
+            scope=scope,
         )
         # 4. The reader reads the passages the generator would quote from.
         reading = None
@@ -246,7 +258,9 @@ class Pipeline:
             )
         return Band.WEAK, signals.model_copy(update={"evidence": best})
 
-    def ask(self, question: str, exclude_doc_ids: Collection[str] = ()) -> Result:
+    def ask(
+        self, question: str, exclude_doc_ids: Collection[str] = (), scope: Scope | None = None
+    ) -> Result:
         started = time.perf_counter()
         question = check_question(question, self.settings.retrieve.max_question_chars)
 
@@ -268,16 +282,21 @@ class Pipeline:
             )
 
         # 2-5. Embed, retrieve, read, gate (``inspect``).
-        result, reading = self._inspect(question, exclude_doc_ids)
+        result, reading = self._inspect(question, exclude_doc_ids, scope=scope)
         timings = {"scope": scope_ms, **result.timings_ms}
-        if not result.passages or result.band is Band.WEAK:
+        # a filtered scope: the gate's verdict checked against the reader's whole library
+        in_scope = None
+        if scope is not None and scope.filtered and self.index_info.passages:
+            in_scope = scope_check(self, question, exclude_doc_ids, scope, result)
+        if not result.passages or result.band is Band.WEAK or in_scope is not None:
             reason = "empty_index" if not self.index_info.passages else "weak_retrieval"
             timings["total"] = (time.perf_counter() - started) * 1000
+            refused = in_scope or refusal(reason, messages=self.settings.refusals)
             return result.model_copy(
                 update={
                     "status": Status.REFUSED,
                     "decided_by": Mechanism.RETRIEVAL_GATE,
-                    "refusal": refusal(reason, messages=self.settings.refusals),
+                    "refusal": refused,
                     "timings_ms": timings,
                 }
             )

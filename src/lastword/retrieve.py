@@ -31,6 +31,7 @@ import numpy as np
 from lastword.embed.protocol import Embedder
 from lastword.rank import RerankWeights, TermWeights, rerank, rrf, score_fusion, zscore_order
 from lastword.result import Passage, RetrievedPassage
+from lastword.scope import Scope
 from lastword.settings import RetrieveSettings
 from lastword.store.protocol import Store
 
@@ -108,12 +109,17 @@ def retrieve(
     kinds: Collection[str] | None = None,
     tuning: HybridTuning | None = None,
     context: bool = False,
+    scope: Scope | None = None,
 ) -> Retrieval:
+    """The top k passages for ``question``; ``scope`` (collections, years, authors, tags,
+    documents, the reader) reaches every search the store runs, dense and lexical alike."""
     tuning = tuning or HybridTuning()
     deep = max(k, BACKGROUND[1]) if context else k
     lists: dict[str, Candidates] = {}
     # ``kinds`` reaches the store only when set: a store without passage kinds takes no filter.
     where = {"exclude_doc_ids": exclude_doc_ids, **({"kinds": kinds} if kinds is not None else {})}
+    if scope is not None and scope.restricted:
+        where["scope"] = scope
     stages: dict[str, float] = {}
     started = time.perf_counter()
     # Every mode embeds the question: the passages' scores are cosines, whatever the order.

@@ -160,6 +160,15 @@ class StoreSettings(Section):
         "codes of the rows, on 2 MB pages; written beside the graph as hnsw<codes>-<gen>.faiss, "
         "candidates re-scored exactly; needs the faiss extra).",
     )
+    scope_exact_share: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="A search in a scope (collections, years, authors, tags, documents, a "
+        "reader's permissions) holding at most this share of the passages scores the scope's "
+        "passages exactly; a larger one walks the ANN graph admitting only the scope's "
+        "passages (docs/library.md).",
+    )
 
 
 EmbedderName = Literal["minilm", "voyage", "openai"]
@@ -335,6 +344,21 @@ class RetrieveSettings(Section):
         description="Passage kinds retrieval may return as evidence; reference lists (references)"
         ", front matter (front), text inside figures (figure: axis ticks, lane labels, legends) "
         "and headings are kept in the index but left out by default.",
+    )
+
+
+class LibrarySettings(Section):
+    """Collections and who may read them (docs/library.md)."""
+
+    open_documents: bool = Field(
+        True,
+        description="Documents in no collection that has readers are visible to every signed-in "
+        "reader (false: only to administrators).",
+    )
+    room_collections: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Chat rooms bound to collections: room id -> the collections it answers "
+        "from (a bound room asks only those, as reader room:ID).",
     )
 
 
@@ -685,6 +709,18 @@ class RefusalSettings(Section):
         "no answer was written. The documents held may not cover it; asking with the terms the "
         "papers use can help.",
         description="Retrieval gate: the best passages scored below the gate's weak threshold.",
+    )
+    weak_in_scope: str = Field(
+        "Not answered: the retrieval gate found nothing in {scope} close enough to this "
+        "question; {elsewhere}",
+        description="Retrieval gate, in a filtered scope: {scope} names the filter, {elsewhere} "
+        "says whether documents outside it (that the reader may see) match.",
+    )
+    outranked_in_scope: str = Field(
+        "Not answered: the retrieval gate passed inside {scope}, but the passages closest to "
+        "this question are outside it; {elsewhere}",
+        description="Retrieval gate, in a filtered scope: the reader's whole library ranks a "
+        "document outside the scope first, so the gate's pass inside it is not trusted.",
     )
     generator_declined: str = Field(
         "Not answered: passages were retrieved, but the generator found none that states what "
@@ -1046,6 +1082,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieve: RetrieveSettings = Field(default_factory=RetrieveSettings)
     scope: ScopeSettings = Field(default_factory=ScopeSettings)
+    library: LibrarySettings = Field(default_factory=LibrarySettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     generate: GenerateSettings = Field(default_factory=GenerateSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)

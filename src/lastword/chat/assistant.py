@@ -34,6 +34,7 @@ from lastword.errors import ConfigError, InputError, ProviderError
 from lastword.pipeline import Pipeline
 from lastword.refusals import VERIFIER_REASONS
 from lastword.result import Mechanism, Refusal, Result, RetrievedPassage, Status
+from lastword.scope import chat_scope
 from lastword.settings import Settings
 from lastword.statedir import state_dir
 from lastword.websearch.budget import Budget
@@ -136,13 +137,22 @@ class Assistant:
         if (refused := self._gate_refused(message, question)) is not None:
             return refused
         thread = self.conversation(message)
+        # the room asks as reader room:ID, within its bound collections (docs/library.md)
+        library = self.settings.library
+        scope, question = chat_scope(
+            message.chat_id,
+            question or message.text,
+            library.room_collections,
+            library.open_documents,
+        )
         try:
             # A follow-up is made standalone from the thread's earlier questions; this path
             # stays on the machine (the web path never reads the thread).
             result, turn = ask_in_conversation(
                 self.pipeline,
-                question or message.text,
+                question,
                 thread.history() if thread else (),
+                scope=scope,
                 enabled=self.settings.conversation.followups,
             )
         except InputError as exc:

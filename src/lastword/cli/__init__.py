@@ -16,6 +16,7 @@ from lastword.cli.chat import chat as _chat
 from lastword.cli.chat import keys_app as _keys_app
 from lastword.cli.eval import eval_app as _eval_app
 from lastword.cli.index import index_app as _index_app
+from lastword.cli.library import collection_app as _collection_app
 from lastword.cli.settings import state_app as _state_app
 from lastword.cli.store import store_app as _store_app
 from lastword.cli.web import serve as _serve
@@ -26,6 +27,7 @@ app.command("chat")(_chat)
 app.add_typer(_keys_app, name="keys")
 app.add_typer(_eval_app, name="eval")
 app.add_typer(_index_app, name="index")
+app.add_typer(_collection_app, name="collection")
 app.add_typer(_state_app, name="state")
 app.command("serve")(_serve)
 app.add_typer(_store_app, name="store")

@@ -10,6 +10,15 @@ import typer
 
 from lastword.cli.app import app, console, index_dir, preload_embedder, state
 from lastword.cli.corpus import IndexOption, _RichProgress
+from lastword.cli.filters import (
+    AuthorFilter,
+    CollectionFilter,
+    DocFilter,
+    TagFilter,
+    YearFilter,
+    check_scope,
+    scope_from,
+)
 from lastword.cli.questions import emit_jsonl, read_questions
 
 GeneratorOption = Annotated[
@@ -32,8 +41,14 @@ def ask(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    collection: CollectionFilter = None,
+    year: YearFilter = None,
+    author: AuthorFilter = None,
+    tag: TagFilter = None,
+    doc: DocFilter = None,
 ) -> None:
-    """Answer from the corpus with every claim cited, or refuse and say who decided."""
+    """Answer from the corpus with every claim cited, or refuse and say who decided.
+    --collection, --year, --author, --tag and --doc ask a part of the library only."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
     preload_embedder()
@@ -41,12 +56,14 @@ def ask(
     from lastword.pipeline import Pipeline  # loads no pipeline, pydantic or settings
     from lastword.result import Status
 
+    scope = scope_from(collection, year, author, tag, doc)
     with Pipeline.open(state.settings, index_dir(index), generator=generator) as pipeline:
+        check_scope(pipeline.store, scope)
         if questions is not None:
-            emit_jsonl(read_questions(questions), pipeline.ask, "asking")
+            emit_jsonl(read_questions(questions), lambda q: pipeline.ask(q, scope=scope), "asking")
             return
         assert question is not None
-        result = pipeline.ask(question)
+        result = pipeline.ask(question, scope=scope)
         if as_json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         else:

@@ -18,6 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from lastword.cli.app import app, console, err_console, index_dir, preload_embedder, safe, state
+from lastword.cli.filters import AuthorFilter, CollectionFilter, DocFilter, TagFilter, YearFilter
 from lastword.cli.questions import emit_jsonl, read_questions
 
 # The library is imported inside each command: `lastword --help` and `sources` need none of
@@ -161,8 +162,22 @@ def ingest(
             "Default: \\[ingest] ocr.",
         ),
     ] = None,
+    bib: Annotated[
+        Path | None,
+        typer.Option(
+            "--bib",
+            help="The reference manager's export (.bib BibTeX/BibLaTeX, .json CSL-JSON, .ris): "
+            "titles, authors, years, venues, DOIs, tags and collections; what matched is listed.",
+        ),
+    ] = None,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", "-C", help="Put every file ingested in this collection."),
+    ] = None,
 ) -> None:
-    """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped."""
+    """Add, update or (with --sync) remove documents in an index. Unchanged files are skipped.
+    With --bib, metadata is matched again on every run (changed entries update, nothing is
+    re-embedded)."""
     from lastword.embed.for_index import embedder_for_index
     from lastword.ingest import index_embedder, ingest_paths
     from lastword.store.open import describe_location
@@ -204,8 +219,14 @@ def ingest(
             sync=sync,
             progress=_RichProgress(),
             store_settings=settings.store,
+            library=bib,
+            collections=collection or (),
         )
     _print_report(report)
+
+    if report.library is not None:
+        for line in report.library.lines():
+            console.print(safe(line), soft_wrap=True)
     from lastword.gate.auto import calibrate_after_ingest
 
     calibration = calibrate_after_ingest(settings, target, chosen)
@@ -250,19 +271,32 @@ def inspect(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    collection: CollectionFilter = None,
+    year: YearFilter = None,
+    author: AuthorFilter = None,
+    tag: TagFilter = None,
+    doc: DocFilter = None,
 ) -> None:
-    """Show what retrieval finds for a question: top-k passages with scores. No generation."""
+    """Show what retrieval finds for a question: top-k passages with scores. No generation.
+    --collection, --year, --author, --tag and --doc search a part of the library only."""
     if (question is None) == (questions is None):
         raise typer.BadParameter("give a QUESTION or --questions FILE (one of them)")
     preload_embedder()
+    from lastword.cli.filters import check_scope, scope_from
     from lastword.pipeline import Pipeline
 
+    scope = scope_from(collection, year, author, tag, doc)
     with Pipeline.open(state.settings, index_dir(index)) as pipeline:
+        check_scope(pipeline.store, scope)
         if questions is not None:
-            emit_jsonl(read_questions(questions), lambda q: pipeline.inspect(q, k=k), "inspecting")
+            emit_jsonl(
+                read_questions(questions),
+                lambda q: pipeline.inspect(q, k=k, scope=scope),
+                "inspecting",
+            )
             return
         assert question is not None
-        result = pipeline.inspect(question, k=k)
+        result = pipeline.inspect(question, k=k, scope=scope)
         if as_json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
         else:
@@ -316,6 +350,8 @@ def sources(index: IndexOption = None) -> None:
         table.add_column("document", overflow="fold", style="dim")
         table.add_column("pages", justify="right")
         table.add_column("passages", justify="right")
+        table.add_column("year")
+        table.add_column("authors")
         table.add_column("added")
         for doc in store.documents():
             table.add_row(
@@ -323,6 +359,8 @@ def sources(index: IndexOption = None) -> None:
                 safe(str(doc.metadata.get("path") or doc.doc_id)),
                 _pages(doc.pages, doc.metadata),
                 str(doc.passages),
+                str(doc.metadata.get("year", "")),
+                safe(_authors(doc.metadata)),
                 doc.added_at[:10],
             )
         console.print(table)
@@ -331,6 +369,15 @@ def sources(index: IndexOption = None) -> None:
             f"fingerprint {info.fingerprint}, updated {info.updated_at}"
         )
         console.print(gate_line(state.settings, store))
+
+
+def _authors(metadata: dict) -> str:
+    """The first author's family name, "et al." for more (from a --bib library)."""
+    authors = metadata.get("authors") or []
+    if not isinstance(authors, list) or not authors:
+        return ""
+    first = str(authors[0]).split()[-1] if str(authors[0]).split() else ""
+    return first + (" et al." if len(authors) > 1 else "")
 
 
 def _pages(pages: int | None, metadata: dict) -> str:

@@ -93,6 +93,19 @@ def users_list(state_dir: StateOption = None) -> None:
         console.print(f"{user.name}\t{user.role}\tadded {_date(created)}")
 
 
+@users_app.command("groups")
+def users_groups(
+    name: Annotated[str, typer.Argument(help="The user name.")],
+    add: Annotated[list[str] | None, typer.Option("--add", help="Join this group.")] = None,
+    remove: Annotated[list[str] | None, typer.Option("--remove", help="Leave this group.")] = None,
+    state_dir: StateOption = None,
+) -> None:
+    """A user's groups (a collection's readers may name a group: lastword collection readers)."""
+    accounts = _accounts(state_dir)
+    accounts.set_groups(name, tuple(add or ()), tuple(remove or ()))
+    console.print(f"{name}: groups {', '.join(sorted(accounts.groups(name))) or 'none'}")
+
+
 @users_app.command("remove")
 def users_remove(name: str, state_dir: StateOption = None) -> None:
     """Remove an account, its sessions and its API tokens."""

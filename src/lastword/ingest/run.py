@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,7 @@ class IngestReport:
     passages_embedded: int = 0
     embed_seconds: float = 0.0
     seconds: float = 0.0
+    library: Any = None  # the LibraryReport of a --bib library, when one was applied
 
     @property
     def passages_per_second(self) -> float:
@@ -286,13 +288,17 @@ def ingest_paths(
     on_batch_committed: Callable[[int], None] | None = None,
     store_settings: StoreSettings | None = None,
     cancel: threading.Event | None = None,
+    library: Path | None = None,
+    collections: Sequence[str] = (),
 ) -> IngestReport:
     """Bring the index up to date with ``paths``. Never raises for one bad file.
 
     ``index_dir``: a store opened for writing (left open), or the local directory to open by
     ``store_settings`` (the configured backend; closed at the end). ``cancel`` set (by another
     thread) stops the run before the next file, page or batch with ``IngestCancelled``; every
-    batch committed before stays.
+    batch committed before stays. ``library``: a .bib, CSL-JSON or RIS export whose entries give
+    the documents their metadata and collections (``ingest/library.py``; its report in
+    ``report.library``); ``collections``: every file ingested now joins these.
     """
     started = time.perf_counter()
     progress = progress or ProgressSink()
@@ -348,6 +354,16 @@ def ingest_paths(
                 on_batch_committed(report.passages_embedded)
 
         finish_ingest(store, pending, files, report, sync=sync)
+        if library is not None or collections:
+            from lastword.ingest.library import add_to_collections, apply_library
+
+            by_source = store.sources()
+            ingested = list(dict.fromkeys(by_source[str(f)] for f in files if str(f) in by_source))
+            if library is not None:
+                report.library = apply_library(store, library)
+            if collections:
+                add_to_collections(store, ingested, collections)
+            store.refresh_derived()
         progress.finish()
     finally:
         if owned:

@@ -190,3 +190,17 @@ def neighbours(graph, query: np.ndarray, n: int) -> np.ndarray:
     except RuntimeError:  # fewer live elements than n (many deleted): ask for fewer
         labels, _ = graph.knn_query(query.reshape(1, -1), k=max(1, n // 2))
     return labels[0].astype(np.int64)
+
+
+def neighbours_within(graph, query: np.ndarray, n: int, admit) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Passage ids of (about) the ``n`` nearest neighbours of ``query`` among the labels
+    ``admit(label)`` accepts: hnswlib's filtered search, which walks past the rest."""
+    n = min(n, graph.get_current_count())
+    if n <= 0:
+        return np.empty(0, dtype=np.int64)
+    graph.set_ef(max(graph.ef, n))
+    try:
+        labels, _ = graph.knn_query(query.reshape(1, -1), k=n, filter=admit)
+    except RuntimeError:  # the walk found fewer than n: the caller searches exactly
+        return np.empty(0, dtype=np.int64)
+    return labels[0].astype(np.int64)

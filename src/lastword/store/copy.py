@@ -69,9 +69,21 @@ def copy_index(
                 if doc_id not in wanted:
                     target.remove_document(doc_id)
                     report.removed += 1
+        _copy_collections(source, target)
         target.commit()
         target.refresh_derived()
     except BaseException:
         target.rollback()
         raise
     return report
+
+
+def _copy_collections(source: Store, target: Store) -> None:
+    """The source's collections, their members and readers, added to the target's."""
+    found = source.collections()
+    members = source.document_collections([r.doc_id for r in source.documents()])
+    for collection in found:
+        docs = [doc for doc, names in members.items() if collection.name in names]
+        target.add_to_collection(collection.name, docs)
+        if collection.readers:
+            target.set_readers(collection.name, list(collection.readers))

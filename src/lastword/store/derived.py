@@ -33,6 +33,7 @@ from lastword.embed.protocol import EmbedderInfo
 from lastword.settings import StoreSettings
 from lastword.store import ann, bm25, check, graph_codes, ivf, ivfpq
 from lastword.store.files import TMP_PREFIX, fsync_directory, write_atomically
+from lastword.store.library import ScopeRows
 from lastword.terms import terms
 
 #: the derived files' suffixes and name prefixes (older generations' are removed; "hnsw":
@@ -287,6 +288,48 @@ class DerivedFiles:
             # the graph walked by faiss over codes of its rows, or by hnswlib over float32
             walk=graph_codes.neighbours if isinstance(graph, graph_codes.CodedGraph) else None,
         )
+
+    def _search_graph_within(
+        self,
+        matrix: np.ndarray,
+        ids: np.ndarray,
+        query: np.ndarray,
+        k: int,
+        excluded: np.ndarray | None,
+        kinds: Collection[str] | None,
+        scoped: ScopeRows,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rows, exact scores) of the top k among a scope's matrix rows through the
+        graph: hnswlib's walk admits only their passages as results (a filter inside the
+        search, not candidates dropped after it), inverted lists scan only them. None: no
+        graph, or one of a kind that cannot filter inside (search the rows exactly)."""
+        graph = self._load_graph(len(ids), matrix.shape[1])
+        if graph is None or ivfpq.is_index(graph) or isinstance(graph, graph_codes.CodedGraph):
+            return None
+        within, bits = scoped.mask, scoped.bits
+        if (excluded is not None and len(excluded)) or kinds is not None:
+            within = within.copy()  # rare: exclusions (evaluation) or kinds, built per search
+            if excluded is not None and len(excluded):
+                within &= ~np.isin(ids, excluded)
+            if kinds is not None:
+                within &= self._kind_mask(kinds, None)
+            flags = np.zeros(int(ids[-1]) + 1, dtype=np.uint8)
+            flags[ids[within]] = 1
+            bits = flags.tobytes()
+        admitted = int(within.sum()) if within is not scoped.mask else len(scoped.rows)
+        if not admitted:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+        if isinstance(graph, ivf.Lists):
+            return ivf.search(
+                graph, query, k, probes=self.settings.ivf_probes * 2, keep=lambda r: within[r]
+            )
+        # the walk keeps ef admitted candidates; as a share of all rows they are sparser, so
+        # it looks as far as the unfiltered walk would among the same number of rows
+        share = max(admitted / len(ids), 1e-3)
+        wanted = min(int(max(self.settings.ann_candidates, k) / share), 2000, admitted)
+        # bytes.__getitem__: hnswlib calls it per node reached, with no Python frame
+        labels = ann.neighbours_within(graph, query, wanted, bits.__getitem__)
+        return ann.rescore(labels, matrix, ids, query, k, keep=lambda r: within[r])
 
     def _load_graph(self, passages: int, dim: int) -> object | None:
         if passages < self.settings.ann_min_passages:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from lastword.result import Passage
+from lastword.scope import Scope
 from lastword.store.protocol import Hit
 
 _set = object.__setattr__
@@ -108,11 +109,13 @@ class HitsFromIds:
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> list[Hit]:
         """Top-k passages by cosine to a unit-norm query vector, best first: the ids and their
         passages within one ``reading`` (the local store reads its generation once)."""
         with self.reading():  # type: ignore[attr-defined]
-            return self._hits(*self.search_ids(query, k, exclude_doc_ids, kinds))  # type: ignore[attr-defined]
+            found = self.search_ids(query, k, exclude_doc_ids, kinds, scope)  # type: ignore[attr-defined]
+            return self._hits(*found)
 
     def search_lexical(
         self,
@@ -120,11 +123,13 @@ class HitsFromIds:
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> list[Hit]:
         """Top-k passages by the backend's lexical score (higher is better), best first, within
         one ``reading``."""
         with self.reading():  # type: ignore[attr-defined]
-            return self._hits(*self.search_lexical_ids(text, k, exclude_doc_ids, kinds))  # type: ignore[attr-defined]
+            found = self.search_lexical_ids(text, k, exclude_doc_ids, kinds, scope)  # type: ignore[attr-defined]
+            return self._hits(*found)
 
     def _hits(self, ids: np.ndarray, scores: np.ndarray) -> list[Hit]:
         wanted = ids.tolist()

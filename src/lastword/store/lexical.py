@@ -24,6 +24,8 @@ import re
 import sqlite3
 from collections.abc import Collection, Iterable
 
+from lastword.scope import Scope
+from lastword.store.library import scope_condition
 from lastword.terms import STOPWORDS
 
 #: bumped when the tokenisation changes: the table is rebuilt on the next open for writing
@@ -155,8 +157,10 @@ def search(
     exclude_doc_ids: Collection[str] = (),
     kinds: Collection[str] | None = None,
     schema: str = "main",
+    scope: Scope | None = None,
 ) -> list[tuple[int, float]]:
-    """(passage id, BM25 score, higher is better) of the best ``k`` passages for ``text``."""
+    """(passage id, BM25 score, higher is better) of the best ``k`` passages for ``text``;
+    ``scope``: only those of the documents it admits, in the query's own WHERE."""
     expression = query_expression(text)
     if expression is None or k <= 0:
         return []
@@ -165,6 +169,13 @@ def search(
         marks = ",".join("?" * len(exclude_doc_ids))
         where.append(f"rowid NOT IN (SELECT id FROM passages WHERE doc_id IN ({marks}))")
         params += list(exclude_doc_ids)
+    if scope is not None and scope.restricted:
+        condition, bound = scope_condition(scope, "sqlite")
+        where.append(
+            "+rowid IN (SELECT id FROM passages WHERE doc_id IN "
+            f"(SELECT d.doc_id FROM documents d WHERE {condition}))"
+        )
+        params += list(bound)
     if kinds is not None:
         if _has_kind_column(conn):
             marks = ",".join("?" * len(kinds)) or "NULL"

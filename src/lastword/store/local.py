@@ -38,6 +38,8 @@ from lastword.store import bm25, check, int8, lexical
 from lastword.store.derived import DerivedFiles
 from lastword.store.extras import SCHEMA as EXTRAS_SCHEMA
 from lastword.store.extras import StoreExtras
+from lastword.store.library import SQLITE_SCHEMA as LIBRARY_SCHEMA
+from lastword.store.library import LocalLibrary
 from lastword.store.local_search import LocalSearch
 from lastword.store.protocol import (
     FORMAT_VERSION,
@@ -90,7 +92,7 @@ def _now() -> str:
 CACHE_KIB = 32_768
 
 
-class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
+class LocalStore(DerivedFiles, StoreExtras, LocalLibrary, LocalSearch):
     """SQLite + memory-mapped float32 matrix. Open with ``create``/``open_for_write``/``open``."""
 
     def __init__(
@@ -125,6 +127,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         self._stemmer = bm25.Stemmer()
         self._postings_lock = threading.Lock()
         self._reading = threading.local()  # the generation pinned by ``reading``, per thread
+        self._scoped: dict = {}  # (generation, scope) -> its passage ids (``store/library.py``)
 
     # ----------------------------------------------------------------- opening
     @classmethod
@@ -187,7 +190,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=10000")
             conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-            conn.executescript(_SCHEMA + EXTRAS_SCHEMA)
+            conn.executescript(_SCHEMA + EXTRAS_SCHEMA + LIBRARY_SCHEMA)
             conn.execute("SELECT COUNT(*) FROM meta").fetchone()
         except sqlite3.DatabaseError as exc:
             raise check.damaged_database(directory / DB_NAME, exc) from exc
@@ -322,6 +325,7 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
     def remove_document(self, doc_id: str) -> None:
         self._begin_if_needed()
         self._conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+        self._conn.execute("DELETE FROM doc_collections WHERE doc_id = ?", (doc_id,))
 
     def commit(self) -> None:
         """Commit the open batch: bump the generation and fingerprint in the same transaction."""
@@ -350,8 +354,10 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         k: int,
         exclude_doc_ids: Collection[str],
         kinds: Collection[str] | None,
+        allowed: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Search the in-memory postings (``store/bm25.py``); None: run the FTS5 query."""
+        """Search the in-memory postings (``store/bm25.py``); None: run the FTS5 query.
+        ``allowed``: the passage ids of a scope (its rows are the only ones scored)."""
         if self._conn.in_transaction:  # a writer's open batch: FTS5 sees it, postings do not
             return None
         postings = self._current_postings()
@@ -363,8 +369,11 @@ class LocalStore(DerivedFiles, StoreExtras, LocalSearch):
         if not phrases:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
         excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
-        allowed = postings.of_kinds(kinds) if kinds is not None else None
-        return postings.search(phrases, k, excluded, allowed)
+        mask = postings.of_kinds(kinds) if kinds is not None else None
+        if allowed is not None:
+            within = self._rows_mask(allowed, postings.ids)
+            mask = within if mask is None else mask & within
+        return postings.search(phrases, k, excluded, mask)
 
     def _current_postings(self) -> bm25.Postings | None:
         generation = self._generation()

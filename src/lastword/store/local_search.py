@@ -26,6 +26,7 @@ from threadpoolctl import ThreadpoolController
 
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
+from lastword.scope import Scope
 from lastword.settings import StoreSettings
 from lastword.store import int8, lexical
 from lastword.store.hits import (
@@ -34,6 +35,7 @@ from lastword.store.hits import (
     stored_flags,
     stored_passage,
 )
+from lastword.store.library import ScopeRows
 
 # One-query math runs on one BLAS thread: on small VMs a multi-threaded pool can stall a
 # matrix-vector product by several milliseconds, 30x the cost of the product itself. Limiting
@@ -47,6 +49,12 @@ def _use_single_thread_blas() -> None:
     if _single_thread_blas is None:
         _single_thread_blas = ThreadpoolController().limit(limits=1, user_api="blas")
 
+
+#: below this many passages a large scope is searched exactly over the whole matrix with its
+#: mask (the int8 pass), not by a filtered graph walk: at 12k passages 0.46 ms against 4-13 ms
+#: for a walk that must leave the query's neighbourhood when the scope excludes it
+#: (bench/filters.py, docs/library.md)
+SCOPE_WALK_MIN = 100_000
 
 _vecdot = getattr(np, "vecdot", None)  # numpy >= 2: one call for a row-by-row dot product
 _NO_IDS = np.empty(0, dtype=np.int64)
@@ -78,12 +86,15 @@ class LocalSearch(HitsFromIds):
 
     def _passage_ids_of(self, doc_ids: Collection[str]) -> np.ndarray: ...
 
+    def _scope_passages(self, scope: Scope | None) -> np.ndarray | None: ...
+
     def _lexical_search(
         self,
         text: str,
         k: int,
         exclude_doc_ids: Collection[str],
         kinds: Collection[str] | None,
+        allowed: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray] | None: ...
 
     @contextlib.contextmanager
@@ -106,8 +117,13 @@ class LocalSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(passage ids, cosines) of the top k, best first: ``search`` without the passages."""
+        """(passage ids, cosines) of the top k, best first: ``search`` without the passages.
+
+        ``scope``: only the passages of the documents it admits, decided before any row is
+        scored (``store/library.py``)."""
+        allowed = self._scope_passages(scope)
         loaded, ids = self._load_matrix()
         matrix = np.asarray(loaded)  # a plain view of the memory map: no subclass overhead
         if len(ids) == 0 or k <= 0:
@@ -119,30 +135,89 @@ class LocalSearch(HitsFromIds):
             )
         _use_single_thread_blas()
         excluded = self._passage_ids_of(exclude_doc_ids) if exclude_doc_ids else None
-        found = self._search_graph(matrix, ids, query, k, excluded, kinds)
-        if found is not None:
-            rows, scores = found
-            return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
-        blocked = self._blocked(ids, excluded, kinds)
+        if allowed is not None:
+            if not len(allowed):
+                return _NO_IDS, _NO_SCORES
+            found = self._search_scoped(matrix, ids, query, k, excluded, kinds, allowed)
+            if found is not None:
+                return found
+        else:
+            found = self._search_graph(matrix, ids, query, k, excluded, kinds)
+            if found is not None:
+                rows, scores = found
+                return ids[rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+        blocked = self._blocked(ids, excluded, kinds, allowed)
         if len(ids) >= self.settings.int8_min_passages:
             found = self._search_int8(loaded, query, k, blocked)
             if found is not None:
                 rows, scores = found
+                if blocked is not None:  # never a blocked row, even when fewer than k remain
+                    rows, scores = rows[~blocked[rows]], scores[~blocked[rows]]
                 return ids[rows].astype(np.int64), scores.astype(np.float64)
         scores = matrix @ query
         if blocked is not None:
             scores[blocked] = -np.inf
         top = int8.best_first(scores, k)
+        if blocked is not None:
+            top = top[~blocked[top]]
         return ids[top].astype(np.int64), scores[top].astype(np.float64)
 
+    def _search_scoped(
+        self,
+        matrix: np.ndarray,
+        ids: np.ndarray,
+        query: np.ndarray,
+        k: int,
+        excluded: np.ndarray | None,
+        kinds: Collection[str] | None,
+        allowed: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """A scoped search: exactly over the scope's rows alone when they are few (at most
+        ``[store] scope_exact_share`` of the matrix) or there is no graph, else through the
+        graph, its walk admitting only the scope's rows (``_search_graph_within``)."""
+        scoped = self._scope_rows(allowed, ids)  # kept per scope and generation
+        rows = scoped.rows  # a row per admitted passage
+        if len(rows) > self.settings.scope_exact_share * len(ids):
+            if len(ids) >= SCOPE_WALK_MIN:
+                found = self._search_graph_within(matrix, ids, query, k, excluded, kinds, scoped)
+                if found is not None:
+                    graph_rows, scores = found
+                    return ids[graph_rows].astype(np.int64), np.asarray(scores, dtype=np.float64)
+            # no walk: the whole matrix's exact search (int8 pass included) with the other
+            # rows blocked: a gather of a large share of the rows costs more than that
+            return None
+        if excluded is not None and len(excluded):
+            rows = rows[~np.isin(ids[rows], excluded)]
+        if kinds is not None:
+            rows = rows[self._kind_mask(kinds, rows)]
+        if not len(rows):
+            return _NO_IDS, _NO_SCORES
+        scores = np.asarray(matrix[rows]) @ query
+        top = int8.best_first(scores, k)
+        return ids[rows[top]].astype(np.int64), scores[top].astype(np.float64)
+
+    def _search_graph_within(self, *args: object) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+    def _rows_mask(self, allowed: np.ndarray, ids: np.ndarray) -> np.ndarray: ...
+
+    def _scope_rows(self, allowed: np.ndarray, ids: np.ndarray) -> ScopeRows: ...
+
     def _blocked(
-        self, ids: np.ndarray, excluded: np.ndarray | None, kinds: Collection[str] | None
+        self,
+        ids: np.ndarray,
+        excluded: np.ndarray | None,
+        kinds: Collection[str] | None,
+        allowed: np.ndarray | None = None,
     ) -> np.ndarray | None:
         """A mask of the matrix rows a search leaves out (excluded documents' passages, other
-        kinds), None when it leaves none out: both exact paths read the same one."""
+        kinds, rows outside the scope), None when it leaves none out: both exact paths read
+        the same one."""
         blocked = None
+        if allowed is not None:
+            blocked = ~self._rows_mask(allowed, ids)  # kept per scope and generation
         if excluded is not None and len(excluded):
-            blocked = np.isin(ids, excluded, assume_unique=True)
+            out = np.isin(ids, excluded, assume_unique=True)
+            blocked = out if blocked is None else blocked | out
         if kinds is not None:
             other = ~self._kind_mask(kinds, None)
             blocked = other if blocked is None else blocked | other
@@ -189,15 +264,20 @@ class LocalSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(passage ids, BM25 scores) of the top k by the lexical index, best first."""
+        """(passage ids, BM25 scores) of the top k by the lexical index, best first; ``scope``
+        as in ``search_ids`` (in the FTS5 query's own WHERE when that one runs)."""
         if k <= 0:
             return _NO_IDS, _NO_SCORES
-        found = self._lexical_search(text, k, exclude_doc_ids, kinds)
+        allowed = self._scope_passages(scope)
+        if allowed is not None and not len(allowed):
+            return _NO_IDS, _NO_SCORES
+        found = self._lexical_search(text, k, exclude_doc_ids, kinds, allowed)
         if found is not None:
             return found
         schema = lexical.ready(self._conn)
-        rows = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema)
+        rows = lexical.search(self._conn, text, k, exclude_doc_ids, kinds, schema, scope)
         return (
             np.array([pid for pid, _ in rows], dtype=np.int64),
             np.array([score for _, score in rows], dtype=np.float64),

@@ -49,6 +49,7 @@ from lastword.store.postgres_extras import (
     ivfflat_stale,
     wanted_precision,
 )
+from lastword.store.postgres_library import PostgresLibrary, create_library_tables
 from lastword.store.postgres_search import PostgresSearch, register_vector_dumper
 from lastword.store.protocol import (
     FORMAT_VERSION,
@@ -81,7 +82,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class PostgresStore(PostgresExtras, PostgresSearch):
+class PostgresStore(PostgresExtras, PostgresLibrary, PostgresSearch):
     """PostgreSQL + pgvector. Open with ``open`` (reading) or ``open_for_write``."""
 
     def __init__(self, dsn: str, settings: StoreSettings, *, writer: bool, connection: Any) -> None:
@@ -100,7 +101,7 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         self._embedder: EmbedderInfo | None = None
         self._hnsw_iterative = False
         #: each reader connection's iterative-scan mode, by id(conn) (``_fetch_nearest``)
-        self._scan_modes: dict[int, str] = {}
+        self._scan_modes: dict[Any, Any] = {}
         #: "half" or "full": what the vector index holds (read from it; None: not read yet)
         self._precision: str | None = None
         self._prepare(connection)
@@ -156,6 +157,8 @@ class PostgresStore(PostgresExtras, PostgresSearch):
             if table[0] is None:
                 store._initialise(embedder)
             store._check_format()
+            create_library_tables(conn, store.schema)  # an index made before collections
+            conn.commit()
         except BaseException:
             conn.close()
             raise
@@ -359,6 +362,7 @@ class PostgresStore(PostgresExtras, PostgresSearch):
         self._require_writer()
         self._dirty = True
         self._main.execute(f"DELETE FROM {self._t('documents')} WHERE doc_id = %s", (doc_id,))
+        self._main.execute(f"DELETE FROM {self._t('doc_collections')} WHERE doc_id = %s", (doc_id,))
 
     def commit(self) -> None:
         """Commit the open batch: bump the generation and fingerprint in the same transaction."""

@@ -53,6 +53,9 @@ def create_tables(conn: Any, schema: str, dim: int) -> None:
     conn.execute(f"CREATE INDEX bibliography_doc ON {schema}.bibliography (doc_id)")
     conn.execute(f"CREATE INDEX passages_doc ON {schema}.passages (doc_id)")
     conn.execute(f"CREATE INDEX passages_tokens ON {schema}.passages USING gin (tokens)")
+    from lastword.store.postgres_library import create_library_tables
+
+    create_library_tables(conn, schema)
 
 
 class PostgresExtras:

@@ -20,6 +20,7 @@ import numpy as np
 from lastword.embed.protocol import EmbedderInfo
 from lastword.errors import CorpusIndexError
 from lastword.result import Passage
+from lastword.scope import Scope
 from lastword.store.hits import HitsFromIds, stored_flags, stored_passage
 from lastword.store.lexical import lexical_tokens
 from lastword.store.protocol import Hit
@@ -72,12 +73,17 @@ def register_vector_dumper(conn: Any) -> None:
 
 
 def _filters(
-    exclude_doc_ids: Collection[str], kinds: Collection[str] | None, *where: str
+    exclude_doc_ids: Collection[str],
+    kinds: Collection[str] | None,
+    *where: str,
+    scope: tuple[str, dict[str, Any]] = ("", {}),
 ) -> tuple[str, dict[str, Any]]:
     """The WHERE clause (``where``'s conditions first) and its parameters for a search's
-    exclusions and passage kinds; empty when it has no condition."""
+    exclusions, passage kinds and scope (``scope_where``); empty when it has no condition."""
     where = list(where)
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = dict(scope[1])
+    if scope[0]:
+        where.append(scope[0])
     if exclude_doc_ids:
         where.append("NOT (doc_id = ANY(%(exclude)s))")
         params["exclude"] = list(exclude_doc_ids)
@@ -99,12 +105,16 @@ class PostgresSearch(HitsFromIds):
     def _conn(self) -> contextlib.AbstractContextManager[Any]: ...  # provided by PostgresStore
 
     _hnsw_iterative: bool  # set by PostgresStore: pgvector 0.8+ (iterative scans)
-    _scan_modes: dict[int, str]  # set by PostgresStore: each reader connection's scan mode
+    _scan_modes: dict[Any, Any]  # set by PostgresStore: each reader connection's scan mode, ef
 
     @property
     def embedder(self) -> EmbedderInfo: ...  # provided by PostgresStore
 
     def vector_precision(self) -> str: ...  # provided by PostgresStore
+
+    def scope_where(self, scope: Scope | None, column: str = "doc_id") -> tuple[str, dict]: ...
+
+    def _scope_docs(self, scope: Scope) -> tuple[list[str], float]: ...
 
     def search(
         self,
@@ -112,10 +122,11 @@ class PostgresSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> list[Hit]:
         """Top-k passages by cosine, best first: the nearest rows, their passages and their
         documents in one statement (one round trip, one snapshot)."""
-        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=True)
+        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=True, scope=scope)
         return [
             Hit(passage=stored_passage(*row[:10], stored_flags(row[10])), score=1.0 - row[11])
             for row in rows
@@ -127,8 +138,9 @@ class PostgresSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=False)
+        rows = self._nearest(query, k, exclude_doc_ids, kinds, whole=False, scope=scope)
         return (
             np.array([row[0] for row in rows], dtype=np.int64),
             np.array([1.0 - float(row[1]) for row in rows], dtype=np.float64),
@@ -142,9 +154,15 @@ class PostgresSearch(HitsFromIds):
         kinds: Collection[str] | None,
         *,
         whole: bool,
+        scope: Scope | None = None,
     ) -> list[tuple]:
         """The k nearest rows, sorted by (distance, id): (id, distance), or with ``whole``
-        every column of their passages and documents, the distance last."""
+        every column of their passages and documents, the distance last.
+
+        ``scope``: a condition in the statement's WHERE. A scope of at most ``[store]
+        scope_exact_share`` of the passages is ordered exactly over its rows (found through
+        the doc_id index); a larger one goes through the vector index's iterative scan, which
+        walks on until k rows of the scope are found."""
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.embedder.dim
         if query.shape[0] != dim:
@@ -153,10 +171,21 @@ class PostgresSearch(HitsFromIds):
             )
         if k <= 0:
             return []
-        filters, params = _filters(exclude_doc_ids, kinds)
+        scoped = self.scope_where(scope)
+        share = self._scope_docs(scope)[1] if scoped[0] and scope is not None else 1.0
+        if share >= 1.0:
+            scoped = ("", {})  # the scope admits every passage: the unscoped search
+        filters, params = _filters(exclude_doc_ids, kinds, scope=scoped)
         columns = _NEAREST_COLUMNS if whole else "id"
         passages, vector, k = self._t("passages"), "%(query)b::vector", int(k)
-        if self.vector_precision() == "half":
+        if scoped[0] and share <= float(self.settings.scope_exact_share):
+            # "+ 0": an expression the vector index cannot order, so the planner takes the
+            # scope's rows by their doc_id and orders them exactly
+            sql = (
+                f"SELECT {columns}, (embedding <=> {vector}) + 0 AS distance FROM {passages} "
+                f"{filters}ORDER BY distance, id LIMIT {k}"
+            )
+        elif self.vector_precision() == "half":
             # The index orders half-precision copies; its nearest candidates are re-scored
             # exactly, so the scores (and the order among them) are float32 cosines.
             half = f"halfvec({dim})"
@@ -176,12 +205,17 @@ class PostgresSearch(HitsFromIds):
             sql = (
                 f"SELECT {_HIT_COLUMNS} FROM ({sql}) h JOIN {self._t('documents')} d USING (doc_id)"
             )
-        rows = self._fetch_nearest(sql, {"query": QueryVector(query), **params}, bool(params))
+        ef = None
+        if scoped[0] and share < 1.0:  # a scope's rows are sparser in the graph: look further
+            ef = min(1000, int(int(self.settings.pg_ef_search) / max(share, 1e-3)))
+        rows = self._fetch_nearest(sql, {"query": QueryVector(query), **params}, bool(params), ef)
         # Iterative scans return nearly sorted rows: sort exactly by the scores they carry.
         rows.sort(key=lambda row: (row[-1], row[0]))
         return rows
 
-    def _fetch_nearest(self, sql: str, params: dict[str, Any], filtered: bool) -> list[tuple]:
+    def _fetch_nearest(
+        self, sql: str, params: dict[str, Any], filtered: bool, ef: int | None = None
+    ) -> list[tuple]:
         """Run a nearest-rows statement with iterative index scans (pgvector 0.8+) on only when
         it filters: a filter can leave fewer than k rows in the lists or graph nodes first
         scanned, so the scan goes on; without one the first scan holds them, and setting
@@ -194,6 +228,10 @@ class PostgresSearch(HitsFromIds):
                 conn.execute(f"SET hnsw.iterative_scan = {mode}")
                 conn.execute(f"SET ivfflat.iterative_scan = {mode}")
                 self._scan_modes[id(conn)] = mode
+            wanted_ef = int(ef or self.settings.pg_ef_search)
+            if conn.autocommit and self._scan_modes.get(("ef", id(conn))) != wanted_ef:
+                conn.execute(f"SET hnsw.ef_search = {wanted_ef}")
+                self._scan_modes[("ef", id(conn))] = wanted_ef
             return conn.execute(sql, params).fetchall()
 
     def search_lexical_ids(
@@ -202,13 +240,17 @@ class PostgresSearch(HitsFromIds):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, ``ts_rank_cd`` scores, higher is better) for the question's terms, best first."""
+        """(ids, ``ts_rank_cd`` scores, higher is better) for the question's terms, best first;
+        ``scope`` in the statement's WHERE."""
         # lexical_tokens are word characters only: nothing of tsquery syntax gets through.
         tokens = list(dict.fromkeys(lexical_tokens(text)))
         if not tokens or k <= 0:
             return _NO_IDS, _NO_SCORES
-        where, params = _filters(exclude_doc_ids, kinds, "tokens @@ q")
+        where, params = _filters(
+            exclude_doc_ids, kinds, "tokens @@ q", scope=self.scope_where(scope)
+        )
         rows = self._fetch(
             f"SELECT id, ts_rank_cd(tokens, q) AS rank FROM {self._t('passages')}, "
             f"to_tsquery('english', %(terms)s) q {where}ORDER BY rank DESC, id LIMIT %(k)s",

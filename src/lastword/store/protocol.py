@@ -22,6 +22,8 @@ import numpy as np
 
 from lastword.embed.protocol import EmbedderInfo
 from lastword.result import Passage
+from lastword.scope import Scope
+from lastword.store.library import CollectionInfo
 
 
 @dataclass(frozen=True)
@@ -122,10 +124,13 @@ class Store(Protocol):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> list[Hit]:
         """Top-k passages by cosine similarity to a unit-norm query vector, best first.
 
-        ``kinds``: only passages of these kinds (None: every kind).
+        ``kinds``: only passages of these kinds (None: every kind). ``scope``: only passages
+        of the documents it admits (collections, years, authors, tags, documents, the reader's
+        permissions), applied inside the search, never to results fetched first.
         """
         ...
 
@@ -135,10 +140,12 @@ class Store(Protocol):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> list[Hit]:
         """Top-k passages by BM25 (higher is better) for the question's terms, best first.
 
-        Written in the same transaction as the passages; ``kinds`` as in ``search``.
+        Written in the same transaction as the passages; ``kinds`` and ``scope`` as in
+        ``search``.
         """
         ...
 
@@ -148,6 +155,7 @@ class Store(Protocol):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``search`` as (passage ids int64, cosines float64), best first: no passage is built.
 
@@ -161,6 +169,7 @@ class Store(Protocol):
         k: int,
         exclude_doc_ids: Collection[str] = (),
         kinds: Collection[str] | None = None,
+        scope: Scope | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``search_lexical`` as (passage ids int64, scores float64), best first."""
         ...
@@ -251,6 +260,37 @@ class Store(Protocol):
 
     def references(self, doc_ids: Collection[str]) -> dict[str, list[ReferenceEntry]]:
         """The reference-list entries of these documents (a document without any: absent)."""
+        ...
+
+    # ----------------------------------------------------------------- the library
+    def scope_documents(self, scope: Scope | None) -> list[str] | None:
+        """The ids of the documents ``scope`` admits, sorted; None when it admits all."""
+        ...
+
+    def collections(self, scope: Scope | None = None) -> list[CollectionInfo]:
+        """Every collection with its documents' count; for a reader (``scope.reader``) only
+        those they may read, counting only documents they may see, no readers listed."""
+        ...
+
+    def document_collections(self, doc_ids: Collection[str]) -> dict[str, list[str]]:
+        """doc_id -> the collections it belongs to."""
+        ...
+
+    def add_to_collection(self, name: str, doc_ids: Sequence[str]) -> int:
+        """Put documents in a collection (created if new), in the open batch; how many
+        memberships were new."""
+        ...
+
+    def remove_from_collection(self, name: str, doc_ids: Sequence[str] | None = None) -> int:
+        """Take documents out of a collection (``None``: delete the collection)."""
+        ...
+
+    def set_readers(self, name: str, principals: Sequence[str], *, add: bool = True) -> None:
+        """Give (``add``) or take away readers (``user:``/``group:``/``room:``) of a collection."""
+        ...
+
+    def update_document(self, doc_id: str, title: str, metadata: dict[str, Any]) -> bool:
+        """Replace a document's title and metadata in the open batch (nothing re-embedded)."""
         ...
 
     def commit(self) -> None:

@@ -42,6 +42,11 @@ CREATE TABLE IF NOT EXISTS sessions (
     csrf TEXT NOT NULL,
     expires_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS user_groups (
+    user TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    PRIMARY KEY (user, name)
+);
 CREATE TABLE IF NOT EXISTS login_failures (key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS login_failures_key ON login_failures (key, at);
 """
@@ -136,6 +141,26 @@ class Accounts:
     def users(self) -> list[tuple[User, float]]:
         rows = self._run("SELECT name, role, created_at FROM users ORDER BY name")
         return [(User(name, role), created) for name, role, created in rows]
+
+    def groups(self, name: str) -> frozenset[str]:
+        """The groups a user belongs to (a collection's readers may name a group)."""
+        rows = self._run("SELECT name FROM user_groups WHERE user = ?", (name,))
+        return frozenset(row[0] for row in rows)
+
+    def set_groups(
+        self, name: str, add: tuple[str, ...] = (), remove: tuple[str, ...] = ()
+    ) -> None:
+        """Put a user in groups and take them out of others."""
+        if not self._run("SELECT 1 FROM users WHERE name = ?", (name,)):
+            raise InputError(f"no user named '{name}'")
+        for group in add:
+            check_user_name(group)
+            self._run(
+                "INSERT INTO user_groups (user, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                (name, group),
+            )
+        for group in remove:
+            self._run("DELETE FROM user_groups WHERE user = ? AND name = ?", (name, group))
 
     def verify_password(self, name: str, password: str) -> User | None:
         from argon2.exceptions import InvalidHashError, VerificationError

@@ -16,6 +16,7 @@ from lastword.embed import Embedder, make_embedder
 from lastword.errors import CorpusIndexError
 from lastword.pipeline import Pipeline, resolve_embedder
 from lastword.result import Result
+from lastword.scope import Scope
 from lastword.settings import Settings
 from lastword.store.open import describe_location, open_store, store_exists
 from lastword.store.protocol import Store
@@ -43,7 +44,7 @@ class ServerState:
         self._embedder = embedder
         self._lock = threading.Lock()
         self._pipeline: Pipeline | None = None
-        self._answers: OrderedDict[tuple[int, str], tuple[Result, float]] = OrderedDict()
+        self._answers: OrderedDict[tuple, tuple[Result, float]] = OrderedDict()
         if self.has_store():
             self.reload()
 
@@ -96,18 +97,19 @@ class ServerState:
         else:
             self.settings = settings
 
-    def ask(self, question: str) -> tuple[Result, float | None]:
+    def ask(self, question: str, scope: Scope | None = None) -> tuple[Result, float | None]:
         """The Ask page's answer, and when it was first computed if this is a repeat served
-        from the cache (None: computed now). The cache is per pipeline: a new corpus or new
-        settings make every question fresh."""
+        from the cache (None: computed now). The cache is per pipeline and per scope (the
+        reader and the filters: one reader's answer is never served to another): a new corpus
+        or new settings make every question fresh."""
         pipeline = self.pipeline()
-        key = (id(pipeline), " ".join(question.split()).casefold())
+        key = (id(pipeline), " ".join(question.split()).casefold(), scope)
         with self._lock:
             hit = self._answers.get(key)
             if hit is not None and self._pipeline is pipeline:
                 self._answers.move_to_end(key)
                 return hit[0], hit[1]
-        result = pipeline.ask(question)
+        result = pipeline.ask(question, scope=scope)
         with self._lock:
             if self._pipeline is pipeline and result.status.value != "failed":
                 self._answers[key] = (result, time.time())

@@ -12,8 +12,11 @@ from fastapi import APIRouter, File, Request, UploadFile
 from pydantic import AfterValidator, BaseModel, Field
 
 from lastword.errors import InputError
+from lastword.scope import Scope
+from lastword.web.accounts import User
 from lastword.web.errors import WebError, valid_unicode
 from lastword.web.evaluations import eval_job, evalsets, headline, runs
+from lastword.web.library import Filters, restricted_library, user_scope
 from lastword.web.security import Admin, Reader
 from lastword.web.uploads import ingest_job, save_uploads
 
@@ -47,8 +50,19 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 Text = Annotated[str, AfterValidator(valid_unicode)]
 
 
-class Question(BaseModel):
+class Question(Filters):
     question: Text = Field(description="The question, as a user would type it.")
+
+    def scope(self, request: Request, user: User) -> Scope:
+        return user_scope(
+            request.app.state.lastword,
+            user,
+            self.collection,
+            self.year,
+            self.author,
+            self.tag,
+            self.doc,
+        )
 
 
 class InspectQuestion(Question):
@@ -60,13 +74,15 @@ class EvalRequest(BaseModel):
 
 
 @router.post("/ask", responses=ERRORS, summary="Answer from the corpus, or refuse")
-def api_ask(request: Request, _: Reader, body: Question) -> dict:
-    return request.app.state.lastword.pipeline().ask(body.question).to_json_dict()
+def api_ask(request: Request, user: Reader, body: Question) -> dict:
+    scope = body.scope(request, user)
+    return request.app.state.lastword.pipeline().ask(body.question, scope=scope).to_json_dict()
 
 
 @router.post("/inspect", responses=ERRORS, summary="Retrieval alone: top-k passages and the band")
-def api_inspect(request: Request, _: Reader, body: InspectQuestion) -> dict:
-    result = request.app.state.lastword.pipeline().inspect(body.question, k=body.k)
+def api_inspect(request: Request, user: Reader, body: InspectQuestion) -> dict:
+    scope = body.scope(request, user)
+    result = request.app.state.lastword.pipeline().inspect(body.question, k=body.k, scope=scope)
     return result.to_json_dict()
 
 
@@ -84,8 +100,10 @@ async def api_ingest(
 
 
 @router.get("/eval", responses=ERRORS, summary="Eval sets on offer and the recent runs")
-def api_eval_list(request: Request, _: Reader) -> dict:
+def api_eval_list(request: Request, user: Reader) -> dict:
     state = request.app.state.lastword
+    if not user.is_admin and restricted_library(state):
+        raise WebError(403, "forbidden", "evaluation reports are for administrators here")
     return {
         "evalsets": sorted(evalsets(state)),
         "runs": [
@@ -112,9 +130,9 @@ def api_eval(request: Request, user: Admin, body: EvalRequest) -> dict:
 
 
 @router.get("/jobs/{job_id}", responses=ERRORS, summary="Progress of an ingest or eval job")
-def api_job(request: Request, _: Reader, job_id: str) -> dict:
+def api_job(request: Request, user: Reader, job_id: str) -> dict:
     job = request.app.state.lastword.jobs.get(job_id)
-    if job is None:
+    if job is None or not (user.is_admin or job.owner == user.name):
         raise WebError(404, "not_found", f"no job {job_id}")
     return job.to_json()
 

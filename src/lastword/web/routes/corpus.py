@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -9,6 +10,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from lastword.store.open import store_exists
 from lastword.web.errors import WebError, wants_json
+from lastword.web.library import user_scope, visible_documents
 from lastword.web.security import Admin, Reader
 from lastword.web.uploads import ingest_job, remove_document, save_uploads
 
@@ -22,15 +24,18 @@ def corpus_page(request: Request, user: Reader, job: str | None = None) -> Respo
     if store_exists(state.settings, state.index_dir):
         with state.open_store() as store:
             info = store.info()
-            documents = sorted(store.documents(), key=lambda d: d.added_at, reverse=True)
+        visible = visible_documents(state, user_scope(state, user))
+        documents = sorted(visible, key=lambda d: d.added_at, reverse=True)
+        if not user.is_admin:  # a reader's counts are of what they may see
+            info = replace(info, documents=len(visible), passages=sum(d.passages for d in visible))
     return request.app.state.templates.TemplateResponse(
         request,
         "corpus.html",
         {
             "documents": documents,
             "info": info,
-            "jobs": state.jobs.recent("ingest")[:5],
-            "focus_job": state.jobs.get(job) if job else None,
+            "jobs": state.jobs.recent("ingest")[:5] if user.is_admin else [],
+            "focus_job": state.jobs.get(job) if job and user.is_admin else None,
             "max_upload_mb": state.config.max_upload_bytes / 1e6,
             "page": "corpus",
         },

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from lastword.web.errors import WebError
+from lastword.web.library import user_scope
 from lastword.web.reading import SERVED_TYPES, display_name, file_key
 from lastword.web.security import Reader
 
@@ -28,12 +29,21 @@ DOCUMENT_POLICY = "default-src 'none'; object-src 'self'; frame-ancestors 'self'
 
 
 @router.get("/documents/{key}")
-def document_file(request: Request, _: Reader, key: str) -> Response:
+def document_file(request: Request, user: Reader, key: str) -> Response:
     state = request.app.state.lastword
     if not state.has_index or not key.isalnum():
         raise WebError(404, "not_found", "no such document")
+    scope = user_scope(state, user)
     with state.open_store() as store:
-        document = next((d for d in store.documents() if file_key(d.doc_id) == key), None)
+        allowed = store.scope_documents(scope)  # a document the reader may not see: "no such"
+        document = next(
+            (
+                d
+                for d in store.documents()
+                if file_key(d.doc_id) == key and (allowed is None or d.doc_id in allowed)
+            ),
+            None,
+        )
         if document is None:
             raise WebError(404, "not_found", "no such document")
         # every path the document is known at (one file under two names is one document)

@@ -18,6 +18,7 @@ from lastword.web.evaluations import (
     run_file,
     runs,
 )
+from lastword.web.library import restricted_library
 from lastword.web.security import Admin, Reader
 
 router = APIRouter(include_in_schema=False)
@@ -29,9 +30,16 @@ REPORT_POLICY = (
 )
 
 
+def _admins_only_when_restricted(state, user) -> None:  # type: ignore[no-untyped-def]
+    """Reports quote passages of every document: with restricted collections, admins only."""
+    if not user.is_admin and restricted_library(state):
+        raise WebError(403, "forbidden", "evaluation reports are for administrators here")
+
+
 @router.get("/evaluation")
-def evaluation_page(request: Request, _: Reader) -> Response:
+def evaluation_page(request: Request, user: Reader) -> Response:
     state = request.app.state.lastword
+    _admins_only_when_restricted(state, user)
     listed = [(run, headline(state, run)) for run in runs(state)[:20]]
     return request.app.state.templates.TemplateResponse(
         request,
@@ -61,10 +69,11 @@ def start_run(request: Request, user: Admin, evalset: Annotated[str, Form()]) ->
 
 @router.get("/evaluation/runs/{name}/")
 @router.get("/evaluation/runs/{name}/{file}")
-def report_file(request: Request, _: Reader, name: str, file: str = "index.html") -> Response:
+def report_file(request: Request, user: Reader, name: str, file: str = "index.html") -> Response:
+    state = request.app.state.lastword
+    _admins_only_when_restricted(state, user)
     if file not in _REPORT_FILES:
         raise WebError(404, "not_found", "no such report file")
-    state = request.app.state.lastword
     folder = report_dir(state, run_file(state, name))
     path = folder / file
     if not path.is_file():

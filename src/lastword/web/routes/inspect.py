@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from lastword.web.library import filter_bar, user_scope
 from lastword.web.reading import passage_views
 from lastword.web.security import Reader
 
@@ -16,12 +17,18 @@ router = APIRouter(include_in_schema=False)
 @router.get("/inspect")
 def inspect_page(
     request: Request,
-    _: Reader,
+    user: Reader,
     q: str | None = None,
     k: Annotated[int | None, Query(ge=1, le=100)] = None,
+    collection: Annotated[list[str] | None, Query()] = None,
+    year: str | None = None,
+    author: str | None = None,
+    tag: str | None = None,
 ) -> Response:
     state = request.app.state.lastword
-    result = state.pipeline().inspect(q, k=k) if q and q.strip() else None
+    filters = {"collection": collection, "year": year, "author": author, "tag": tag}
+    scope = user_scope(state, user, **filters)
+    result = state.pipeline().inspect(q, k=k, scope=scope) if q and q.strip() else None
     views = []
     if result is not None:
         sources, metadata = state.document_sources()
@@ -40,5 +47,6 @@ def inspect_page(
             "thresholds_source": source,
             "has_index": state.has_index,
             "page": "inspect",
+            **filter_bar(state, scope, filters),
         },
     )

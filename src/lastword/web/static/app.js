@@ -47,8 +47,8 @@
       if (progress) progress.hidden = false;
       form.querySelector("button").disabled = true;
       try {
-        // every field: the question and the earlier questions of the conversation ("after")
-        const url = form.dataset.fragment + "?" + new URLSearchParams(new FormData(form));
+        // every field: the question, the filter bar and the earlier questions ("after")
+        const url = form.dataset.fragment + "?" + new URLSearchParams(new FormData(form)).toString();
         const response = await fetch(url, { headers: { Accept: "text/html" } });
         const html = await response.text();
         const doc = new DOMParser().parseFromString(html, "text/html");
