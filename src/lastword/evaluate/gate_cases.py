@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lastword.evaluate.reader_data import Seen
+from lastword.evaluate.reader_data import Seen, seen_of
 
 
 @dataclass
@@ -53,9 +53,7 @@ def load(path: Path) -> list[GateCase]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         raw = json.loads(line)
-        raw["passages"] = [
-            Seen(**{**p, "spans": [tuple(s) for s in p["spans"]]}) for p in raw["passages"]
-        ]
+        raw["passages"] = [seen_of(p) for p in raw["passages"]]
         out.append(GateCase(**raw))
     return out
 

@@ -101,15 +101,15 @@ def save(examples: list[Example], path: Path) -> None:
             handle.write(json.dumps(asdict(e), ensure_ascii=False) + "\n")
 
 
+def seen_of(raw: dict) -> Seen:
+    return Seen(**{**raw, "spans": [tuple(s) for s in raw["spans"]]})
+
+
 def load(path: Path) -> list[Example]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         raw = json.loads(line)
-        raw["passages"] = [
-            Seen(**{**p, "spans": [tuple(s) for s in p["spans"]]}) for p in raw["passages"]
-        ]
-        raw["ablated"] = [
-            Seen(**{**p, "spans": [tuple(s) for s in p["spans"]]}) for p in raw["ablated"]
-        ]
+        raw["passages"] = [seen_of(p) for p in raw["passages"]]
+        raw["ablated"] = [seen_of(p) for p in raw["ablated"]]
         out.append(Example(**raw))
     return out

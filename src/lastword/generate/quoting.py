@@ -16,29 +16,13 @@ declines. The selection's numbers come with the fitted reader (its provenance fi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from lastword.generate.extractive import cite_each
 from lastword.generate.prompt import UNANSWERABLE, neutralise_reference_markers
 from lastword.generate.protocol import Draft, GenerationRequest
 from lastword.read.reader import Reader, Reading
 from lastword.terms import terms
-from lastword.verify.sentences import split_line
-
-_END_MARK = re.compile(r"([.!?][\"')\]]*)$")
-
-
-def cite(sentence: str, n: int) -> str:
-    """Put ``[n]`` before the sentence's end mark: "... was reduced [2]." """
-    match = _END_MARK.search(sentence)
-    if match is None:
-        return f"{sentence} [{n}]."
-    return f"{sentence[: match.start()]} [{n}]{match.group(1)}"
-
-
-def cite_each(text: str, n: int) -> str:
-    """Cite every sentence the verifier will read in ``text``."""
-    return " ".join(cite(piece, n) for piece in split_line(text))
 
 
 @dataclass(frozen=True)

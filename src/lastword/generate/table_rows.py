@@ -8,9 +8,7 @@ and ``superlative.py`` compares a column's cells.
 
 from __future__ import annotations
 
-import re
-
-_TABLE_LABEL = re.compile(r"^\s*((supplementary\s+)?table\s*[-–.]?\s*S?[\dIVX]+[a-z]?)", re.I)
+from lastword.read.reader import table_units
 
 
 def table_rows(text: str) -> list[str]:
@@ -23,26 +21,7 @@ def table_row_cells(text: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
 
     Ingest writes a table passage as lines: the caption ("Table 3 ..."), the column-header row,
     then one line per row, cells separated by " | ". A row is stated with its header's cell
-    names when the counts agree (else "header / row"), under the table's label.
+    names when the counts agree (else "header / row"), under the table's label
+    (``read.reader.table_units``, which also gives each row's span).
     """
-    lines = [line.strip() for line in text.split("\n") if line.strip()]
-    label = ""
-    if lines and (match := _TABLE_LABEL.match(lines[0])):
-        label = match.group(1).strip()
-    ruled = [line for line in lines if " | " in line]
-    if len(ruled) < 2:
-        return []
-    header, rows = ruled[0].split(" | "), ruled[1:]
-    out = []
-    for row in rows:
-        cells = row.split(" | ")
-        if len(cells) < len(header):  # ingest leaves trailing empty cells out
-            cells += [""] * (len(header) - len(cells))
-        named: tuple[tuple[str, str], ...] = ()
-        if len(cells) == len(header):
-            named = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
-            body = "; ".join(f"{h}: {c}" for h, c in named)
-        else:
-            body = f"{' | '.join(header)} / {row}"
-        out.append((f"{label} — {body}." if label else f"{body}.", named))
-    return out
+    return [(statement, cells) for _, _, statement, cells in table_units(text)]
