@@ -346,21 +346,25 @@ def sources(index: IndexOption = None) -> None:
         info = store.info()
         title = f"{store.location}  ·  {info.embedder.describe()}"
         table = Table(title=title, title_justify="left")
+        documents = list(store.documents())
+        # year and authors only when a document has them (a .bib library, PDF metadata)
+        cited = any(d.metadata.get("year") or _authors(d.metadata) for d in documents)
         table.add_column("title")
         table.add_column("document", overflow="fold", style="dim")
         table.add_column("pages", justify="right")
         table.add_column("passages", justify="right")
-        table.add_column("year")
-        table.add_column("authors")
+        if cited:
+            table.add_column("year")
+            table.add_column("authors")
         table.add_column("added")
-        for doc in store.documents():
+        for doc in documents:
+            about = [str(doc.metadata.get("year", "")), safe(_authors(doc.metadata))]
             table.add_row(
                 safe(doc.title),
                 safe(str(doc.metadata.get("path") or doc.doc_id)),
                 _pages(doc.pages, doc.metadata),
                 str(doc.passages),
-                str(doc.metadata.get("year", "")),
-                safe(_authors(doc.metadata)),
+                *(about if cited else []),
                 doc.added_at[:10],
             )
         console.print(table)
