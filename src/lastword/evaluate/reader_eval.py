@@ -17,7 +17,7 @@ import numpy as np
 
 from lastword.evaluate.metrics import roc_auc
 from lastword.evaluate.reader_data import Example, Seen
-from lastword.read.reader import Reader, Reading
+from lastword.read.reader import Reader, Reading, candidates, units_of
 from lastword.result import RetrievedPassage
 
 Scorer = Callable[[str, Sequence[RetrievedPassage]], Reading]
@@ -90,13 +90,10 @@ def reader_scorer(reader: Reader | None = None) -> Scorer:
 
 def cosine_scorer(embedder) -> Scorer:
     """MiniLM cosine between the question and each candidate: the reference."""
-    base = Reader(model=None)
 
     def score(question: str, passages: Sequence[RetrievedPassage]) -> Reading:
-        from lastword.read.reader import units_of
-
         every = units_of(passages)
-        kept = [u for u in every if not any(c.removes(u) for c in base.config.constraints)]
+        kept, _ = candidates(every)
         if not kept:
             return Reading((), np.zeros(0), {}, (), tuple(every))
         q = embedder.embed_queries([question])[0]

@@ -1,9 +1,12 @@
-"""Fitting the reader: MiniLM fine-tuned to mark, word piece by word piece, where a passage
-answers a question, and whether it does at all (``lastword eval fit reader``).
+"""Fitting the reader: MiniLM fine-tuned to pick, among a passage's sentences and table rows,
+the one that answers a question, or none (``lastword eval fit reader``).
 
 The encoder starts from the shipped all-MiniLM-L6-v2 weights. Two heads read its last layer:
-one logit per word piece (inside the gold answer span or not) and one per row, on ``[CLS]``
-(the row holds part of the answer or not). Rows come from the labelled examples of
+one logit per word piece (a candidate's logit is the mean of its word pieces') and one per row
+on ``[CLS]`` ("none of them"); the loss is listwise, the probability of the answering
+candidates (or of "none") under a softmax over the row. A logistic model then sets the
+network's score beside retrieval and the question's words (``fit_combination``,
+``read/features.py``). Rows come from the labelled examples of
 ``reader_data.gather``: the passages holding the answer, the best-ranked passages that do not
 (same paper and others), and the top passage with the question's paper removed. The bottom
 ``frozen`` layers keep their weights (less to learn from a thousand questions, and a third of
@@ -282,9 +285,6 @@ def row_count(rows: list[TrainRow]) -> dict[str, int]:
 
 def write_provenance(path: Path, record: dict) -> None:
     path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-__all__ = ["FitConfig", "build_model", "export_onnx", "fit", "np", "training_rows"]
 
 
 def gathered(

@@ -209,6 +209,20 @@ def unit_probability(scores: Scores, row: int, unit: Unit) -> float:
     return _sigmoid(float(scores.token_logits[row][inside].mean()))
 
 
+def candidates(
+    units: Sequence[Unit], constraints: Sequence[Constraint] = DEFAULT_CONSTRAINTS
+) -> tuple[list[Unit], list[Removal]]:
+    """The units no constraint removes, and a ``Removal`` naming the first rule for each other."""
+    kept, removed = [], []
+    for unit in units:
+        rule = next((c for c in constraints if c.removes(unit)), None)
+        if rule is None:
+            kept.append(unit)
+        else:
+            removed.append(Removal(unit.n, unit.text, rule.name))
+    return kept, removed
+
+
 @dataclass(frozen=True)
 class ReaderConfig:
     model_dir: Path = MODELS
@@ -231,13 +245,7 @@ class Reader:
     ) -> Reading:
         """``combine=False``: the network's probabilities alone (fitting the combination)."""
         every = units_of(passages)
-        kept, removed = [], []
-        for unit in every:
-            rule = next((c for c in self.config.constraints if c.removes(unit)), None)
-            if rule is None:
-                kept.append(unit)
-            else:
-                removed.append(Removal(unit.n, unit.text, rule.name))
+        kept, removed = candidates(every, self.config.constraints)
         # only passages with a candidate left are read (each whole, its removed units as context)
         readable = sorted({u.passage for u in kept})
         probability = np.zeros(len(kept))
